@@ -1,0 +1,195 @@
+// Command crdguard checks CustomResourceDefinition changes for upgrade safety: locally with
+// `crdguard diff OLD NEW`, and (later) in git mode and as a GitHub Action.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/report"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// Exit codes (DESIGN §3).
+const (
+	exitOK       = 0 // nothing at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitTool     = 2 // the tool could not do its job
+)
+
+const usage = `crdguard keeps CustomResourceDefinition upgrades safe: it compares two versions of
+your CRDs and reports every change that would break stored objects or existing clients.
+
+Usage:
+  crdguard diff [flags] OLD NEW   compare CRDs in two files or directories
+                                  (CRDs are paired by metadata.name, not by file)
+  crdguard rules [--format F]     list every rule with its default severity and doc
+
+Flags for diff:
+  --config FILE      configuration (default: .crdguard.yaml in the working directory, if any)
+  --format FORMAT    text (default), json or markdown
+  --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
+do its job (bad flag, unreadable file, bad config).
+
+Example:
+  crdguard diff testdata/examples/widgets/old.yaml testdata/examples/widgets/new.yaml
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole program behind main, so tests can drive it.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitTool
+	}
+	switch args[0] {
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
+	case "rules":
+		return runRules(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "crdguard: unknown command %q\n\n%s", args[0], usage)
+	return exitTool
+}
+
+// commonFlags are the flags every comparing command takes.
+type commonFlags struct {
+	config, format, failOn string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "configuration file (default .crdguard.yaml if present)")
+	fs.StringVar(&c.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	fs.StringVar(&c.failOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, never")
+}
+
+// threshold returns the lowest severity that fails the run, or false for never.
+func (c *commonFlags) threshold() (finding.Severity, bool, error) {
+	switch c.failOn {
+	case "error":
+		return finding.Error, true, nil
+	case "warning":
+		return finding.Warning, true, nil
+	case "never":
+		return 0, false, nil
+	}
+	return 0, false, fmt.Errorf("--fail-on: %q is not allowed (allowed: error, warning, never)", c.failOn)
+}
+
+func (c *commonFlags) loadConfig() (*policy.Config, error) {
+	if c.config != "" {
+		return policy.Load(c.config)
+	}
+	if _, err := os.Stat(policy.DefaultFile); err == nil {
+		return policy.Load(policy.DefaultFile)
+	}
+	return policy.Default(), nil
+}
+
+// parseInterspersed parses flags that may come before, between or after positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	var cf commonFlags
+	cf.register(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitTool
+	}
+	if len(pos) != 2 {
+		fmt.Fprintf(stderr, "crdguard diff: want OLD and NEW, got %d argument(s)\n", len(pos))
+		return exitTool
+	}
+	failAt, fails, err := cf.threshold()
+	if err != nil {
+		fmt.Fprintln(stderr, "crdguard diff:", err)
+		return exitTool
+	}
+	cfg, err := cf.loadConfig()
+	if err != nil {
+		fmt.Fprintln(stderr, "crdguard diff:", err)
+		return exitTool
+	}
+	old, err := source.ReadPath(pos[0])
+	if err != nil {
+		fmt.Fprintln(stderr, "crdguard diff:", err)
+		return exitTool
+	}
+	new, err := source.ReadPath(pos[1])
+	if err != nil {
+		fmt.Fprintln(stderr, "crdguard diff:", err)
+		return exitTool
+	}
+	res := check.Trees(old, new, rules.Options{})
+	out := cfg.Apply(res.Findings)
+	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
+	if err := report.Write(stdout, cf.format, rep); err != nil {
+		fmt.Fprintln(stderr, "crdguard diff:", err)
+		return exitTool
+	}
+	return exitCode(out.Findings, failAt, fails)
+}
+
+func exitCode(fs []finding.Finding, failAt finding.Severity, fails bool) int {
+	if !fails {
+		return exitOK
+	}
+	for _, f := range fs {
+		if f.Severity >= failAt {
+			return exitFindings
+		}
+	}
+	return exitOK
+}
+
+func runRules(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text, json or markdown")
+	if err := fs.Parse(args); err != nil {
+		return exitTool
+	}
+	if err := report.Rules(stdout, *format, rules.All()); err != nil {
+		fmt.Fprintln(stderr, "crdguard rules:", err)
+		return exitTool
+	}
+	return exitOK
+}

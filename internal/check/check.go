@@ -1,0 +1,53 @@
+// Package check runs the whole comparison of two trees: it pairs their CRDs, turns what the
+// sources could not read into findings, and runs the rules on every pair.
+package check
+
+import (
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// Result is what one comparison found, before the policy is applied.
+type Result struct {
+	// Findings are sorted by file, line and rule.
+	Findings []finding.Finding
+	// CRDs is the number of CRD names compared.
+	CRDs int
+	// Notices say what was skipped on either side.
+	Notices []string
+}
+
+// Trees compares the CRDs of an old and a new tree.
+func Trees(old, new *source.Tree, opts rules.Options) Result {
+	var r Result
+	oldByName, oldDups := old.Index()
+	newByName, newDups := new.Index()
+	r.Notices = append(append(r.Notices, old.Notices...), new.Notices...)
+	for _, p := range old.Problems {
+		r.Notices = append(r.Notices, "base: "+p.Error())
+	}
+	for _, d := range oldDups {
+		r.Notices = append(r.Notices, "base: CRD "+d.Again.Name+" is defined in "+d.First.File+" and again in "+d.Again.File)
+	}
+	broken := map[string]bool{}
+	for _, p := range new.Problems {
+		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
+		if p.Name != "" {
+			broken[p.Name] = true
+		}
+	}
+	for _, d := range newDups {
+		r.Findings = append(r.Findings, rules.Duplicate(d.First, d.Again, finding.Head))
+	}
+	pairs := source.Pairs(oldByName, newByName)
+	r.CRDs = len(pairs)
+	for _, p := range pairs {
+		if p.New == nil && broken[p.Old.Name] {
+			continue // invalid-crd already says it; it is not a removal
+		}
+		r.Findings = append(r.Findings, rules.Compare(p, opts)...)
+	}
+	finding.Sort(r.Findings)
+	return r
+}

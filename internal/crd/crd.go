@@ -1,0 +1,200 @@
+// Package crd decodes CustomResourceDefinitions (apiextensions.k8s.io/v1 and v1beta1, YAML or
+// JSON, one or many documents a file) into the v1 API type, and keeps each document's YAML
+// nodes so every finding can name the line of the key that carries it.
+package crd
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "sigs.k8s.io/json"
+)
+
+// Kind is the kind of a CustomResourceDefinition document.
+const Kind = "CustomResourceDefinition"
+
+// The apiVersions a CRD document may have.
+const (
+	GroupVersionV1      = "apiextensions.k8s.io/v1"
+	GroupVersionV1beta1 = "apiextensions.k8s.io/v1beta1"
+)
+
+// CRD is one decoded CustomResourceDefinition document.
+type CRD struct {
+	// Name is metadata.name, the identity CRDs are paired by.
+	Name string
+	// File is the path the document was read from, as the caller named it.
+	File string
+	// APIVersion is the document's own apiVersion (v1beta1 documents are converted to v1).
+	APIVersion string
+	// Line is the line where the document's content starts.
+	Line int
+	// Object is the CRD as the v1 API type, without API defaulting applied.
+	Object *apiextv1.CustomResourceDefinition
+
+	root *yaml.Node
+}
+
+// Pair is one CRD (paired by metadata.name) before and after a change; Old is nil for a new
+// CRD, New is nil for a removed one.
+type Pair struct {
+	Old, New *CRD
+}
+
+// Name is the CRD name the pair stands for.
+func (p Pair) Name() string {
+	if p.New != nil {
+		return p.New.Name
+	}
+	if p.Old != nil {
+		return p.Old.Name
+	}
+	return ""
+}
+
+// Problem is a document that is or may be a CRD but cannot be decoded.
+type Problem struct {
+	File    string
+	Line    int
+	Name    string // metadata.name when it could be read
+	Message string
+}
+
+func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message) }
+
+var scheme = newScheme()
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	install.Install(s)
+	return s
+}
+
+// Parse reads every document of a YAML or JSON file and returns its CRDs. Documents of other
+// kinds are skipped silently. Documents that claim to be CRDs but do not decode, and YAML that
+// does not parse at all, come back as problems with the line they concern; documents read
+// before a syntax error are still returned.
+func Parse(file string, data []byte) ([]*CRD, []Problem) {
+	var (
+		crds     []*CRD
+		problems []Problem
+	)
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			problems = append(problems, Problem{File: file, Line: errorLine(err), Message: "YAML does not parse: " + trimYAMLError(err)})
+			break
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		c, p := decodeDocument(file, &doc)
+		if p != nil {
+			problems = append(problems, *p)
+		}
+		if c != nil {
+			crds = append(crds, c)
+		}
+	}
+	return crds, problems
+}
+
+func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
+	root := resolveAlias(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	kind, apiVersion := scalarAt(root, "kind"), scalarAt(root, "apiVersion")
+	if kind != Kind {
+		return nil, nil
+	}
+	name := ""
+	if meta := child(root, "metadata"); meta != nil {
+		name = scalarAt(meta, "name")
+	}
+	fail := func(line int, format string, args ...any) (*CRD, *Problem) {
+		return nil, &Problem{File: file, Line: line, Name: name, Message: fmt.Sprintf(format, args...)}
+	}
+	if apiVersion != GroupVersionV1 && apiVersion != GroupVersionV1beta1 {
+		return fail(keyLine(root, "apiVersion", root.Line), "unsupported apiVersion %q for a CustomResourceDefinition (want %s or %s)", apiVersion, GroupVersionV1, GroupVersionV1beta1)
+	}
+	if name == "" {
+		return fail(root.Line, "CustomResourceDefinition has no metadata.name")
+	}
+	raw, err := toJSON(root)
+	if err != nil {
+		if ne, ok := err.(*nodeError); ok {
+			return fail(ne.line, "%s", ne.msg)
+		}
+		return fail(root.Line, "%v", err)
+	}
+	obj, err := decodeObject(apiVersion, raw)
+	if err != nil {
+		return fail(root.Line, "not a valid %s CustomResourceDefinition: %v", apiVersion, err)
+	}
+	if obj.Name != name {
+		return fail(root.Line, "metadata.name %q does not decode as a string", name)
+	}
+	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, root: root}, nil
+}
+
+// decodeObject decodes JSON into the v1 type. v1beta1 goes through the internal version, as the
+// API server does, but without defaulting: the v1beta1 default preserveUnknownFields: true would
+// otherwise turn every v1beta1 → v1 migration into a bogus pruning finding.
+func decodeObject(apiVersion string, raw []byte) (*apiextv1.CustomResourceDefinition, error) {
+	out := &apiextv1.CustomResourceDefinition{}
+	if apiVersion == GroupVersionV1 {
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	in := &apiextv1beta1.CustomResourceDefinition{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, in); err != nil {
+		return nil, err
+	}
+	internal := &apiextensions.CustomResourceDefinition{}
+	if err := scheme.Convert(in, internal, nil); err != nil {
+		return nil, fmt.Errorf("converting v1beta1: %w", err)
+	}
+	if err := scheme.Convert(internal, out, nil); err != nil {
+		return nil, fmt.Errorf("converting to v1: %w", err)
+	}
+	return out, nil
+}
+
+var lineRE = regexp.MustCompile(`line (\d+)`)
+
+func errorLine(err error) int {
+	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+func trimYAMLError(err error) string {
+	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// MentionsCRD reports whether raw file content could hold a CRD, so a caller can tell a broken
+// CRD file from an unrelated broken YAML file.
+func MentionsCRD(data []byte) bool {
+	return bytes.Contains(data, []byte(Kind))
+}

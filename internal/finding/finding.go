@@ -1,0 +1,141 @@
+// Package finding holds the result type that flows from the rules through the policy to the
+// reports: one classified difference between two CRDs, with where it is.
+package finding
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// Severity is how much a finding matters; the zero value is Info.
+type Severity int
+
+// The severities, least to most serious.
+const (
+	Info Severity = iota
+	Warning
+	Error
+)
+
+var severityNames = [...]string{Info: "info", Warning: "warning", Error: "error"}
+
+// String returns the lower-case name used in JSON, config and output.
+func (s Severity) String() string {
+	if s < 0 || int(s) >= len(severityNames) {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// ParseSeverity reads "error", "warning" or "info".
+func ParseSeverity(s string) (Severity, error) {
+	for i, n := range severityNames {
+		if n == s {
+			return Severity(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown severity %q (allowed: error, warning, info)", s)
+}
+
+// MarshalJSON writes the severity's name.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads a severity's name.
+func (s *Severity) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return err
+	}
+	v, err := ParseSeverity(name)
+	*s = v
+	return err
+}
+
+// Side says which commit or file a location is in: Head for what a change adds or keeps, Base
+// for what it removes (so a review comment can land on the removed line).
+type Side string
+
+// The two sides of a comparison.
+const (
+	Head Side = "head"
+	Base Side = "base"
+)
+
+// Location is the line of the YAML key that carries a change.
+type Location struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Side Side   `json:"side"`
+}
+
+// Finding is one classified difference. Paths are JSONPath-like from the object root (see
+// DESIGN §2); CRD-level findings have an empty version and path.
+type Finding struct {
+	Rule     string          `json:"rule"`
+	Severity Severity        `json:"severity"`
+	CRD      string          `json:"crd"`
+	Version  string          `json:"version"`
+	Path     string          `json:"path"`
+	Message  string          `json:"message"`
+	Before   json.RawMessage `json:"before"`
+	After    json.RawMessage `json:"after"`
+	Location Location        `json:"location"`
+	// Baseline names the ref the old side came from when it is not the PR's base.
+	Baseline string `json:"baseline,omitempty"`
+
+	// Ratchetable is set by the rules when Kubernetes validation ratcheting rescues existing
+	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL
+	// rule using oldSelf); the policy decides what to do with it.
+	Ratchetable bool `json:"-"`
+}
+
+// Value encodes v as JSON for Before and After; nil stays JSON null.
+func Value(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// Sort orders findings by file, line, rule, then the remaining identity fields, so output is
+// byte-for-byte deterministic.
+func Sort(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return Less(&fs[i], &fs[j]) })
+}
+
+// Less is the order Sort uses.
+func Less(a, b *Finding) bool {
+	switch {
+	case a.Location.File != b.Location.File:
+		return a.Location.File < b.Location.File
+	case a.Location.Line != b.Location.Line:
+		return a.Location.Line < b.Location.Line
+	case a.Rule != b.Rule:
+		return a.Rule < b.Rule
+	case a.CRD != b.CRD:
+		return a.CRD < b.CRD
+	case a.Version != b.Version:
+		return a.Version < b.Version
+	case a.Path != b.Path:
+		return a.Path < b.Path
+	case a.Location.Side != b.Location.Side:
+		return a.Location.Side < b.Location.Side
+	case a.Baseline != b.Baseline:
+		return a.Baseline < b.Baseline
+	}
+	return bytes.Compare(a.Before, b.Before) < 0
+}
+
+// Key identifies a finding independently of its line, for deduplication and fingerprints.
+func (f *Finding) Key() string {
+	return f.Rule + "\x00" + f.CRD + "\x00" + f.Version + "\x00" + f.Path
+}

@@ -1,0 +1,148 @@
+// Package policy turns raw findings into what a project wants to see: per-rule severities,
+// fail-open or fail-closed, validation ratcheting, ignores, and warn-only mode. It also reads
+// the configuration file (.crdguard.yaml).
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
+)
+
+// DefaultFile is the configuration file looked for at the repository root.
+const DefaultFile = ".crdguard.yaml"
+
+// Config is the content of .crdguard.yaml (DESIGN §4).
+type Config struct {
+	// Mode is "error" (default) or "warn": in warn mode every error is reported as a warning.
+	Mode string `yaml:"mode"`
+	// FailMode is "closed" (default: unknown-change is an error) or "open" (a warning).
+	FailMode string `yaml:"failMode"`
+	// Ratcheting lowers value tightenings that Kubernetes ratchets from error to warning.
+	// Defaults to false.
+	Ratcheting bool `yaml:"ratcheting"`
+	// Rules sets a rule's severity: error, warning, info or off.
+	Rules map[string]string `yaml:"rules"`
+	// Paths are globs of where CRDs are looked for; defaults to the whole tree.
+	Paths []string `yaml:"paths"`
+	// Exclude are globs of paths never read.
+	Exclude []string `yaml:"exclude"`
+	// Samples are globs of custom resources to validate against the new schemas.
+	Samples []string `yaml:"samples"`
+	// Baselines are more refs to compare head with, such as the last release tags.
+	Baselines []string `yaml:"baselines"`
+	// AcknowledgeLabel is the PR label that turns a failing check neutral.
+	AcknowledgeLabel string `yaml:"acknowledgeLabel"`
+	// Ignore drops matching findings; every entry needs a reason.
+	Ignore []Ignore `yaml:"ignore"`
+
+	severities map[string]severityOverride
+}
+
+// Ignore matches findings to drop; an empty field matches anything.
+type Ignore struct {
+	CRD     string `yaml:"crd"`
+	Version string `yaml:"version"`
+	Path    string `yaml:"path"`
+	Rule    string `yaml:"rule"`
+	Reason  string `yaml:"reason"`
+}
+
+type severityOverride struct {
+	off      bool
+	severity finding.Severity
+}
+
+// Default is the configuration used when there is no file.
+func Default() *Config {
+	c := &Config{}
+	if err := c.validate(); err != nil {
+		panic(err) // the zero config is valid by construction
+	}
+	return c
+}
+
+// Load reads a configuration file.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config %s: %w", path, err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse reads configuration YAML strictly: unknown keys, unknown rule IDs and bad values are
+// errors that name them.
+func Parse(data []byte) (*Config, error) {
+	c := &Config{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) validate() error {
+	switch c.Mode {
+	case "":
+		c.Mode = "error"
+	case "error", "warn":
+	default:
+		return fmt.Errorf("mode: %q is not allowed (allowed: error, warn)", c.Mode)
+	}
+	switch c.FailMode {
+	case "":
+		c.FailMode = "closed"
+	case "closed", "open":
+	default:
+		return fmt.Errorf("failMode: %q is not allowed (allowed: closed, open)", c.FailMode)
+	}
+	c.severities = make(map[string]severityOverride, len(c.Rules))
+	for id, s := range c.Rules {
+		if _, ok := rules.Lookup(id); !ok {
+			return fmt.Errorf("rules: unknown rule ID %q (crdguard rules lists them)", id)
+		}
+		if s == "off" {
+			c.severities[id] = severityOverride{off: true}
+			continue
+		}
+		sev, err := finding.ParseSeverity(s)
+		if err != nil {
+			return fmt.Errorf("rules.%s: %q is not allowed (allowed: error, warning, info, off)", id, s)
+		}
+		c.severities[id] = severityOverride{severity: sev}
+	}
+	for i, ig := range c.Ignore {
+		if ig.Rule != "" {
+			if _, ok := rules.Lookup(ig.Rule); !ok {
+				return fmt.Errorf("ignore[%d]: unknown rule ID %q", i, ig.Rule)
+			}
+		}
+		if strings.TrimSpace(ig.Reason) == "" {
+			return fmt.Errorf("ignore[%d]: a reason is required", i)
+		}
+		if ig == (Ignore{Reason: ig.Reason}) {
+			return fmt.Errorf("ignore[%d]: matches every finding; name a crd, version, path or rule", i)
+		}
+	}
+	if c.AcknowledgeLabel == "" {
+		c.AcknowledgeLabel = "crd-breaking-change-approved"
+	}
+	return nil
+}

@@ -1,0 +1,25 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// document is the --format json output; fields may be added, never renamed.
+type document struct {
+	Findings []finding.Finding `json:"findings"`
+	Summary  Summary           `json:"summary"`
+}
+
+// JSON writes the stable machine-readable report.
+func JSON(w io.Writer, r Report) error {
+	doc := document{Findings: r.Findings, Summary: Summarize(r)}
+	if doc.Findings == nil {
+		doc.Findings = []finding.Finding{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,62 @@
+// Package report renders findings for people and programs: text for terminals, JSON (the
+// stable contract of DESIGN §3) and Markdown for pull requests.
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Report is everything a renderer needs; Findings are sorted and already through the policy.
+type Report struct {
+	Findings []finding.Finding
+	// CRDs is the number of CRD names compared.
+	CRDs int
+	// Ignored counts findings dropped by ignore entries.
+	Ignored int
+	// Notices say what was skipped.
+	Notices []string
+}
+
+// Formats lists the output formats Write accepts.
+var Formats = []string{"text", "json", "markdown"}
+
+// Write renders r in the named format.
+func Write(w io.Writer, format string, r Report) error {
+	switch format {
+	case "text":
+		return Text(w, r)
+	case "json":
+		return JSON(w, r)
+	case "markdown":
+		return Markdown(w, r)
+	}
+	return fmt.Errorf("unknown format %q (allowed: text, json, markdown)", format)
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	CRDs    int `json:"crds"`
+	Error   int `json:"error"`
+	Warning int `json:"warning"`
+	Info    int `json:"info"`
+	Ignored int `json:"ignored"`
+}
+
+// Summarize counts r's findings.
+func Summarize(r Report) Summary {
+	s := Summary{CRDs: r.CRDs, Ignored: r.Ignored}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case finding.Error:
+			s.Error++
+		case finding.Warning:
+			s.Warning++
+		default:
+			s.Info++
+		}
+	}
+	return s
+}

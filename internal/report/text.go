@@ -1,0 +1,117 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Text writes findings grouped by CRD and version, errors and warnings in full and info findings
+// as a count, so a clean run stays quiet.
+func Text(w io.Writer, r Report) error {
+	tw := &errWriter{w: w}
+	shown := make([]finding.Finding, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		if f.Severity > finding.Info {
+			shown = append(shown, f)
+		}
+	}
+	sort.SliceStable(shown, func(i, j int) bool {
+		a, b := &shown[i], &shown[j]
+		if a.CRD != b.CRD {
+			return a.CRD < b.CRD
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return finding.Less(a, b)
+	})
+	crd, version := "\x00", "\x00"
+	for _, f := range shown {
+		if f.CRD != crd {
+			crd, version = f.CRD, "\x00"
+			tw.printf("%s\n", orDash(plain(f.CRD), "(unnamed document)"))
+		}
+		if f.Version != version {
+			version = f.Version
+			if f.Version != "" {
+				tw.printf("  %s\n", plain(f.Version))
+			}
+		}
+		tw.printf("    %-7s %s %s  %s:%d (%s)\n", f.Severity, f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
+		tw.printf("            %s\n", plain(f.Message))
+		if ba := beforeAfter(f); ba != "" {
+			tw.printf("            %s\n", plain(ba))
+		}
+	}
+	for _, n := range r.Notices {
+		tw.printf("notice: %s\n", plain(n))
+	}
+	s := Summarize(r)
+	tw.printf("%d CRD%s compared: %d error%s, %d warning%s, %d info", s.CRDs, plural(s.CRDs), s.Error, plural(s.Error), s.Warning, plural(s.Warning), s.Info)
+	if s.Ignored > 0 {
+		tw.printf(", %d ignored", s.Ignored)
+	}
+	tw.printf("\n")
+	return tw.err
+}
+
+// beforeAfter renders "before → after" from the raw JSON values, or "" when both are absent.
+func beforeAfter(f finding.Finding) string {
+	if f.Before == nil && f.After == nil {
+		return ""
+	}
+	return shorten(rawOrNull(f.Before), 80) + " → " + shorten(rawOrNull(f.After), 80)
+}
+
+func rawOrNull(b []byte) string {
+	if b == nil {
+		return "null"
+	}
+	return string(b)
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// plain keeps untrusted text on one line and free of terminal control sequences.
+func plain(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func orDash(s, empty string) string {
+	if s == "" {
+		return empty
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

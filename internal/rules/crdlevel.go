@@ -1,0 +1,116 @@
+package rules
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// CRD-level rules: identity, scope and names of the whole resource.
+
+var (
+	crdRemoved = &Rule{
+		ID: "crd-removed", Severity: finding.Error, Level: CRDLevel, Twin: "crd-added",
+		Summary: "A CRD was removed.",
+		Advice:  "deleting a CRD from a cluster deletes every object of it; keep the CRD, or make sure its removal is intended and documented",
+		Doc:     "When a CRD disappears from the manifests, tools that sync them (kubectl apply --prune, GitOps controllers, Helm) delete it from the cluster, and the API server then deletes every custom resource of that kind. Keep the CRD (stop serving its versions instead), or make the removal an explicit, acknowledged release step.",
+	}
+	crdAdded = &Rule{
+		ID: "crd-added", Severity: finding.Info, Level: CRDLevel,
+		Summary: "A CRD was added.",
+		Doc:     "A new CRD cannot break existing objects or clients.",
+	}
+	scopeChanged = &Rule{
+		ID: "scope-changed", Severity: finding.Error, Level: CRDLevel,
+		Summary: "The scope changed between Namespaced and Cluster.",
+		Advice:  "the API server refuses this update, and every client URL and stored object key would change; create a new CRD instead",
+		Doc:     "The scope is immutable: the API server rejects the update, and even if the CRD were recreated, every object's storage key and every client's URL would change. Create a new CRD (a new group or kind) and migrate objects to it.",
+	}
+	namesChanged = &Rule{
+		ID: "names-changed", Severity: finding.Error, Level: CRDLevel,
+		Summary: "kind, listKind or singular changed (error); a shortName or category was removed (warning).",
+		Advice:  "clients, RBAC rules and manifests that use the old name stop working; keep the old names",
+		Doc:     "Clients address objects by kind, generated clients by listKind, kubectl by singular, short names and categories. Changing kind, listKind or singular breaks them all (error); removing a short name or category breaks kubectl scripts and 'kubectl get <category>' (warning). Keep the old names, or add new ones next to them.",
+	}
+	namesAdded = &Rule{
+		ID: "names-added", Severity: finding.Info, Level: CRDLevel,
+		Summary: "A shortName or category was added.",
+		Doc:     "Adding short names or categories is safe, as long as they do not collide with other resources.",
+	}
+	invalidCRD = &Rule{
+		ID: "invalid-crd", Severity: finding.Error, Level: CRDLevel,
+		Summary: "The CRD does not parse or fails the API server's own validation.",
+		Advice:  "the API server would refuse it; fix the document",
+		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. Fix the reported line.",
+	}
+	duplicateCRD = &Rule{
+		ID: "duplicate-crd", Severity: finding.Error, Level: CRDLevel,
+		Summary: "Two documents define the same CRD name in one tree.",
+		Advice:  "only one of them can be applied; remove one",
+		Doc:     "Two documents with the same metadata.name overwrite each other when applied, in an order that depends on the tool. Keep exactly one definition per CRD name.",
+	}
+)
+
+var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdAdded, namesAdded}
+
+// Invalid builds the invalid-crd finding for a document that could not be decoded.
+func Invalid(p crd.Problem, side finding.Side) finding.Finding {
+	return finding.Finding{
+		Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: p.Name,
+		Message:  p.Message + ": " + invalidCRD.Advice,
+		Location: finding.Location{File: p.File, Line: p.Line, Side: side},
+	}
+}
+
+// Duplicate builds the duplicate-crd finding for a second definition of the same name; the
+// finding sits at the second document and its message names the first.
+func Duplicate(first, second *crd.CRD, side finding.Side) finding.Finding {
+	return finding.Finding{
+		Rule: duplicateCRD.ID, Severity: duplicateCRD.Severity, CRD: second.Name,
+		Message:  "CRD " + second.Name + " is defined in " + first.File + " and again in " + second.File + ": " + duplicateCRD.Advice,
+		Location: finding.Location{File: second.File, Line: second.LineOf(crd.Path{"metadata", "name"}), Side: side},
+	}
+}
+
+func compareCRD(e *emitter) {
+	o, w := e.pair.Old.Object, e.pair.New.Object
+	if o.Spec.Scope != w.Spec.Scope {
+		e.crd(scopeChanged, finding.Head, crd.Path{"spec", "scope"}, o.Spec.Scope, w.Spec.Scope, "scope changed from %s to %s", o.Spec.Scope, w.Spec.Scope)
+	}
+	on, wn := o.Spec.Names, w.Spec.Names
+	for _, c := range []struct{ key, old, new string }{
+		{"kind", on.Kind, wn.Kind}, {"listKind", on.ListKind, wn.ListKind}, {"singular", on.Singular, wn.Singular},
+	} {
+		if c.old != c.new {
+			e.crd(namesChanged, sideOf(c.new != ""), crd.Path{"spec", "names", c.key}, orNil(c.old), orNil(c.new), "names.%s changed from %s to %s", c.key, quoteOr(c.old, "unset"), quoteOr(c.new, "unset"))
+		}
+	}
+	for _, c := range []struct {
+		key      string
+		old, new []string
+	}{{"shortNames", on.ShortNames, wn.ShortNames}, {"categories", on.Categories, wn.Categories}} {
+		if gone := missing(c.old, c.new); len(gone) > 0 {
+			f := e.crd(namesChanged, finding.Base, crd.Path{"spec", "names", c.key, crd.StringItem(gone[0])}, gone, nil, "names.%s no longer lists %s", c.key, strings.Join(gone, ", "))
+			f.Severity = finding.Warning
+		}
+		if added := missing(c.new, c.old); len(added) > 0 {
+			e.crd(namesAdded, finding.Head, crd.Path{"spec", "names", c.key, crd.StringItem(added[0])}, nil, added, "names.%s now also lists %s", c.key, strings.Join(added, ", "))
+		}
+	}
+	if o.Spec.PreserveUnknownFields && !w.Spec.PreserveUnknownFields {
+		e.crd(preserveUnknownRemoved, finding.Base, crd.Path{"spec", "preserveUnknownFields"}, true, false, "spec.preserveUnknownFields was turned off, so unknown fields of every version will be pruned")
+	}
+}
+
+// missing returns the items of a that b lacks, in a's order.
+func missing(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

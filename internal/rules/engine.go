@@ -1,0 +1,76 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Options carries what a comparison knows beyond the two documents.
+type Options struct {
+	// ExtraStoredVersions are versions that count as stored although the old CRD does not say
+	// so, e.g. the storage versions of baselines or a live cluster's status.storedVersions.
+	ExtraStoredVersions []string
+}
+
+// Compare classifies every difference between the two sides of a pair.
+func Compare(p crd.Pair, opts Options) []finding.Finding {
+	e := &emitter{pair: p}
+	switch {
+	case p.Old == nil && p.New == nil:
+		return nil
+	case p.Old == nil:
+		e.crd(crdAdded, finding.Head, nil, nil, nil, "CRD %s is new", p.New.Name)
+	case p.New == nil:
+		e.crd(crdRemoved, finding.Base, crd.Path{"metadata", "name"}, p.Old.Name, nil, "CRD %s was removed", p.Old.Name)
+	default:
+		compareCRD(e)
+		compareVersions(e, opts)
+	}
+	return e.out
+}
+
+// emitter builds findings for one pair, with locations resolved in the right file.
+type emitter struct {
+	pair crd.Pair
+	out  []finding.Finding
+}
+
+// doc returns the document on one side.
+func (e *emitter) doc(side finding.Side) *crd.CRD {
+	if side == finding.Base {
+		return e.pair.Old
+	}
+	return e.pair.New
+}
+
+func (e *emitter) add(r *Rule, version, path string, side finding.Side, at crd.Path, before, after any, what string) *finding.Finding {
+	d := e.doc(side)
+	msg := what
+	if r.Advice != "" {
+		msg += ": " + r.Advice
+	}
+	e.out = append(e.out, finding.Finding{
+		Rule:     r.ID,
+		Severity: r.Severity,
+		CRD:      e.pair.Name(),
+		Version:  version,
+		Path:     path,
+		Message:  msg,
+		Before:   finding.Value(before),
+		After:    finding.Value(after),
+		Location: finding.Location{File: d.File, Line: d.LineOf(at), Side: side},
+	})
+	return &e.out[len(e.out)-1]
+}
+
+// crd adds a CRD-level finding.
+func (e *emitter) crd(r *Rule, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
+	return e.add(r, "", "", side, at, before, after, fmt.Sprintf(format, args...))
+}
+
+// version adds a version-level finding.
+func (e *emitter) version(r *Rule, version string, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
+	return e.add(r, version, "", side, at, before, after, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,201 @@
+package rules
+
+import (
+	"slices"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Structural changes: fields, required, types, nullability, pruning and the x-kubernetes
+// extensions that change how stored data is read. Validation ratcheting never rescues these.
+
+var (
+	fieldRemoved = &Rule{
+		ID: "field-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "field-added",
+		Summary: "A property was removed from the schema.",
+		Advice:  "clients that set it are rejected or silently lose it, and stored values are pruned on the next write; keep the field and mark it deprecated, or add a new version with a conversion webhook",
+		Doc:     "Removing a property breaks every client that still sends it (strict clients get an error, others lose the value) and the API server prunes the stored value the next time the object is written, so the data is gone for good. Only the topmost removed property is reported. Keep the field and document it as deprecated, or remove it only in a new API version served next to the old one with a conversion webhook that carries the value.",
+	}
+	fieldAdded = &Rule{
+		ID: "field-added", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "An optional property was added.",
+		Doc:     "Adding an optional property is safe: existing objects simply do not set it. If the new property is also required, required-added reports that separately.",
+	}
+	requiredAdded = &Rule{
+		ID: "required-added", Severity: finding.Error, Level: PropertyLevel, Twin: "required-removed",
+		Summary: "A property of an existing object became required.",
+		Advice:  "stored objects without it fail validation on their next update and old clients cannot create objects; give it a default instead, or require it only in a new version",
+		Doc:     "Making a property required invalidates every stored object that does not set it: controllers can no longer update them (not even their status) and clients built against the old schema cannot create new ones. Validation ratcheting does not help with required. Give the property a default so it is filled in for everyone, or make it required only in a new API version. A required property inside an object that is itself new is not reported.",
+	}
+	requiredRemoved = &Rule{
+		ID: "required-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A property is no longer required.",
+		Doc:     "Relaxing required is safe for stored objects and clients; readers must now cope with the property being absent.",
+	}
+	typeChanged = &Rule{
+		ID: "type-changed", Severity: finding.Error, Level: PropertyLevel,
+		Summary: "The type of a property changed.",
+		Advice:  "stored values of the old type no longer validate and clients send the old type; add a new property (or version) with the new type instead",
+		Doc:     "Changing a property's type makes every stored value of the old type invalid and breaks every client that sends it. The change is reported once for the property, not for each of its children. Add a new property with the new type and deprecate the old one, or introduce a new API version with a conversion webhook.",
+	}
+	nullableRemoved = &Rule{
+		ID: "nullable-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "nullable-added",
+		Summary: "nullable: true was dropped.",
+		Advice:  "clients that send null are now rejected (or have the field pruned); keep nullable: true",
+		Doc:     "Without nullable, an explicit null is no longer accepted for the property, so clients and GitOps manifests that send null start failing. Keep nullable: true.",
+	}
+	nullableAdded = &Rule{
+		ID: "nullable-added", Severity: finding.Warning, Level: PropertyLevel,
+		Summary: "nullable: true was added.",
+		Advice:  "readers that never saw null for this field may now receive it",
+		Doc:     "Allowing null is safe for writers, but controllers and clients that read the field may not expect null values; check them before merging.",
+	}
+	preserveUnknownRemoved = &Rule{
+		ID: "preserve-unknown-fields-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "preserve-unknown-fields-added",
+		Summary: "x-kubernetes-preserve-unknown-fields was dropped, so unknown fields are pruned.",
+		Advice:  "every field the schema does not list is silently deleted from stored objects on their next write; keep the marker, or list every field in use first",
+		Doc:     "Dropping x-kubernetes-preserve-unknown-fields (or spec.preserveUnknownFields) turns on pruning: every field that the schema does not list is removed from objects when they are next written, without an error. Keep the marker, or first describe every field that objects actually carry.",
+	}
+	preserveUnknownAdded = &Rule{
+		ID: "preserve-unknown-fields-added", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "x-kubernetes-preserve-unknown-fields was added.",
+		Doc:     "Keeping unknown fields instead of pruning them is safe for stored data.",
+	}
+	intOrStringRemoved = &Rule{
+		ID: "int-or-string-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "int-or-string-added",
+		Summary: "x-kubernetes-int-or-string was dropped.",
+		Advice:  "stored values of the other kind (number or string) no longer validate; keep int-or-string",
+		Doc:     "A property that accepted both integers and strings now accepts only one of them: stored objects and clients that use the other kind fail validation. Keep x-kubernetes-int-or-string.",
+	}
+	intOrStringAdded = &Rule{
+		ID: "int-or-string-added", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "x-kubernetes-int-or-string was added (integer or string now accepted).",
+		Doc:     "Accepting both integers and strings where one of them was accepted before is safe for writers; readers must handle both.",
+	}
+	additionalPropertiesRemoved = &Rule{
+		ID: "additional-properties-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "additional-properties-added",
+		Summary: "A map lost its value schema or was closed.",
+		Advice:  "the map's entries are pruned from stored objects or rejected; keep additionalProperties",
+		Doc:     "Removing additionalProperties (or setting it to false) makes the object stop accepting arbitrary keys: existing entries are pruned from stored objects and clients that set them are rejected. Keep the map's value schema.",
+	}
+	additionalPropertiesAdded = &Rule{
+		ID: "additional-properties-added", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "An object now accepts arbitrary keys (additionalProperties added).",
+		Doc:     "Opening an object to arbitrary keys is safe for stored data and clients.",
+	}
+	embeddedResourceChanged = &Rule{
+		ID: "embedded-resource-changed", Severity: finding.Error, Level: PropertyLevel,
+		Summary: "x-kubernetes-embedded-resource changed.",
+		Advice:  "the API server validates and prunes the embedded object differently (apiVersion, kind and metadata); keep the marker as it was",
+		Doc:     "x-kubernetes-embedded-resource makes the server treat the value as a Kubernetes object (apiVersion, kind, metadata are validated and kept). Adding or removing it changes what stored objects are allowed to contain and what is pruned. Keep it as it was, or change it only in a new version.",
+	}
+)
+
+var fieldRules = []*Rule{
+	fieldRemoved, fieldAdded, requiredAdded, requiredRemoved, typeChanged, nullableRemoved, nullableAdded,
+	preserveUnknownRemoved, preserveUnknownAdded, intOrStringRemoved, intOrStringAdded,
+	additionalPropertiesRemoved, additionalPropertiesAdded, embeddedResourceChanged,
+}
+
+// checkIntOrString runs before checkType: int-or-string usually comes with the type keyword
+// disappearing or appearing, which is not a type change of its own.
+func checkIntOrString(n *node) {
+	if !n.changed(kwIntOrString) {
+		return
+	}
+	n.judge(kwIntOrString)
+	if n.new.XIntOrString {
+		n.emit(intOrStringAdded, finding.Head, n.keyAt(finding.Head, kwIntOrString), n.old.Type, "int-or-string", "%s now accepts integers and strings", n.path)
+		if n.new.Type == "" && (n.old.Type == "integer" || n.old.Type == "string") {
+			n.judge(kwType)
+		}
+		return
+	}
+	n.emit(intOrStringRemoved, finding.Base, n.keyAt(finding.Base, kwIntOrString), "int-or-string", n.new.Type, "%s no longer accepts both integers and strings", n.path)
+	n.judge(kwType) // the remaining type is part of this finding
+	n.stop = true
+}
+
+func checkType(n *node) {
+	if !n.changed(kwType) || n.judged&(1<<kwType) != 0 {
+		return
+	}
+	n.emit(typeChanged, sideOf(n.new.Type != ""), n.keyAt(sideOf(n.new.Type != ""), kwType), orNil(n.old.Type), orNil(n.new.Type),
+		"type of %s changed from %s to %s", n.path, quoteOr(n.old.Type, "any"), quoteOr(n.new.Type, "any"))
+	n.stop = true // one finding: the children of a changed type are moot
+}
+
+func checkFields(n *node) {
+	o, w := n.old, n.new
+	if n.changed(kwRequired) {
+		n.judge(kwRequired)
+		for _, name := range w.Required {
+			if !slices.Contains(o.Required, name) {
+				n.emitAt(requiredAdded, childPath(n.path, name), finding.Head, n.at(finding.Head, "required", crd.StringItem(name)), false, true,
+					"%s is now required", childPath(n.path, name))
+			}
+		}
+		for _, name := range o.Required {
+			if !slices.Contains(w.Required, name) {
+				n.emitAt(requiredRemoved, childPath(n.path, name), finding.Base, n.at(finding.Base, "required", crd.StringItem(name)), true, false,
+					"%s is no longer required", childPath(n.path, name))
+			}
+		}
+	}
+	if n.changed(kwPreserveUnknownFields) {
+		n.judge(kwPreserveUnknownFields)
+		if isTrue(w.XPreserveUnknownFields) {
+			n.emit(preserveUnknownAdded, finding.Head, n.keyAt(finding.Head, kwPreserveUnknownFields), false, true, "%s now keeps unknown fields", n.path)
+		} else {
+			n.emit(preserveUnknownRemoved, finding.Base, n.keyAt(finding.Base, kwPreserveUnknownFields), true, false, "unknown fields under %s will be pruned", n.path)
+		}
+	}
+	if n.changed(kwEmbeddedResource) {
+		n.judge(kwEmbeddedResource)
+		n.emit(embeddedResourceChanged, sideOf(w.XEmbeddedResource), n.keyAt(sideOf(w.XEmbeddedResource), kwEmbeddedResource), o.XEmbeddedResource, w.XEmbeddedResource,
+			"x-kubernetes-embedded-resource of %s changed from %t to %t", n.path, o.XEmbeddedResource, w.XEmbeddedResource)
+	}
+	checkAdditionalProperties(n)
+}
+
+func checkAdditionalProperties(n *node) {
+	if !n.changed(kwAdditionalProperties) {
+		return
+	}
+	o, w := n.old.AdditionalProperties, n.new.AdditionalProperties
+	oldOpen := o != nil && (o.Schema != nil || o.Allows)
+	newOpen := w != nil && (w.Schema != nil || w.Allows)
+	switch {
+	case oldOpen && !newOpen:
+		n.judge(kwAdditionalProperties)
+		n.emit(additionalPropertiesRemoved, finding.Base, n.keyAt(finding.Base, kwAdditionalProperties), true, false, "%s no longer accepts arbitrary keys", n.path)
+	case !oldOpen && newOpen:
+		n.judge(kwAdditionalProperties)
+		n.emit(additionalPropertiesAdded, finding.Head, n.keyAt(finding.Head, kwAdditionalProperties), false, true, "%s now accepts arbitrary keys", n.path)
+	}
+}
+
+func checkNullable(n *node) {
+	if !n.changed(kwNullable) {
+		return
+	}
+	n.judge(kwNullable)
+	if n.new.Nullable {
+		n.emit(nullableAdded, finding.Head, n.keyAt(finding.Head, kwNullable), false, true, "%s now accepts null", n.path)
+	} else {
+		n.emit(nullableRemoved, finding.Base, n.keyAt(finding.Base, kwNullable), true, false, "%s no longer accepts null", n.path)
+	}
+}
+
+func (n *node) fieldRemoved(name string) {
+	old := n.old.Properties[name]
+	n.emitAt(fieldRemoved, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
+		"%s was removed", childPath(n.path, name))
+}
+
+func (n *node) fieldAdded(name string) {
+	nw := n.new.Properties[name]
+	n.emitAt(fieldAdded, childPath(n.path, name), finding.Head, n.at(finding.Head, "properties", name), nil, orNil(nw.Type),
+		"%s was added", childPath(n.path, name))
+}

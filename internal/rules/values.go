@@ -1,0 +1,197 @@
+package rules
+
+import (
+	"encoding/json"
+	"strconv"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Value rules: defaults, enums, formats and patterns. Tightenings of enum, format and pattern are
+// value validations that Kubernetes ≥ 1.30 ratchets for existing objects; defaults are not.
+
+var (
+	defaultAdded = &Rule{
+		ID: "default-added", Severity: finding.Error, Level: PropertyLevel, Twin: "default-removed",
+		Summary: "A default was added.",
+		Advice:  "every stored object that omits the field reads back with the default and the controller acts on it; make sure that value is what old objects meant",
+		Doc:     "The API server applies defaults when it reads objects from etcd, so adding a default changes what every existing object that omits the field means, at once and without a write. Make sure the default matches the behaviour of an unset field, or introduce the default in a new API version.",
+	}
+	defaultChanged = &Rule{
+		ID: "default-changed", Severity: finding.Error, Level: PropertyLevel,
+		Summary: "A default value changed.",
+		Advice:  "stored objects that omitted the field now read back with the new value; keep the old default, or set the old value explicitly in existing objects first",
+		Doc:     "Defaults are applied when objects are read, so changing one silently changes the meaning of every stored object that omitted the field. Keep the old default; to change behaviour, add a new field or a new API version.",
+	}
+	defaultRemoved = &Rule{
+		ID: "default-removed", Severity: finding.Error, Level: PropertyLevel,
+		Summary: "A default was removed.",
+		Advice:  "objects that relied on it now read back without the field; keep the default, or make the controller treat an unset field the same way",
+		Doc:     "Objects created after the default was dropped no longer get the value, and objects whose default was never persisted read back without it. Keep the default, or make sure consumers treat the unset field exactly as the old default.",
+	}
+	enumAdded = &Rule{
+		ID: "enum-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "enum-removed",
+		Summary: "An enum restriction was added to a property that had none.",
+		Advice:  "stored objects and clients with other values are rejected; list every value in use, or validate in the controller instead",
+		Doc:     "Restricting a free-form property to an enum invalidates every stored object and client request with a value outside the list. With validation ratcheting (Kubernetes ≥ 1.30) existing objects keep updating as long as they do not touch the field, but new objects must conform. Include every value in use.",
+	}
+	enumRemoved = &Rule{
+		ID: "enum-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "An enum restriction was removed.",
+		Doc:     "Any value is now accepted: safe for writers; readers must cope with new values.",
+	}
+	enumValueRemoved = &Rule{
+		ID: "enum-value-removed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "enum-value-added",
+		Summary: "An allowed enum value was removed.",
+		Advice:  "stored objects and clients using this value are rejected; keep the value (deprecate it in the description)",
+		Doc:     "Objects that use a removed enum value fail validation, and clients that send it are rejected. With validation ratcheting existing objects keep updating while the field is untouched, but the value can no longer be set. Keep the value and document it as deprecated.",
+	}
+	enumValueAdded = &Rule{
+		ID: "enum-value-added", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "An enum value was added.",
+		Doc:     "Accepting one more value is safe for writers; controllers and clients that switch over the values should handle the new one.",
+	}
+	formatAdded = &Rule{
+		ID: "format-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "format-removed",
+		Summary: "A format was added.",
+		Advice:  "values that do not match the format are rejected; validate in the controller or add the format in a new version",
+		Doc:     "A format (date-time, uri, int32, …) makes the API server reject values that do not match it. Stored objects with other values fail their next update unless ratcheting applies, and clients sending them fail always.",
+	}
+	formatChanged = &Rule{
+		ID: "format-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,
+		Summary: "A format changed.",
+		Advice:  "values valid under the old format may be rejected; keep the old format",
+		Doc:     "Changing a format changes which values are accepted; values valid before may be rejected now.",
+	}
+	formatRemoved = &Rule{
+		ID: "format-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A format was removed.",
+		Doc:     "Accepting any value is safe for writers.",
+	}
+	patternAdded = &Rule{
+		ID: "pattern-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-removed",
+		Summary: "A regular-expression pattern was added.",
+		Advice:  "values that do not match are rejected; make sure every value in use matches",
+		Doc:     "A pattern makes the server reject strings that do not match it. Stored objects with such values fail their next update (unless ratcheting applies) and clients sending them are refused.",
+	}
+	patternChanged = &Rule{
+		ID: "pattern-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,
+		Summary: "A pattern changed.",
+		Advice:  "values that matched the old pattern may be rejected; make the new pattern accept everything the old one did",
+		Doc:     "crdguard cannot prove that a new regular expression accepts everything the old one did, so any change is treated as a tightening. If the new pattern is strictly looser, acknowledge the finding.",
+	}
+	patternRemoved = &Rule{
+		ID: "pattern-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A pattern was removed.",
+		Doc:     "Accepting any string is safe for writers.",
+	}
+)
+
+var valueRules = []*Rule{
+	defaultAdded, defaultChanged, defaultRemoved, enumAdded, enumRemoved, enumValueRemoved, enumValueAdded,
+	formatAdded, formatChanged, formatRemoved, patternAdded, patternChanged, patternRemoved,
+}
+
+func checkDefault(n *node) {
+	if !n.changed(kwDefault) {
+		return
+	}
+	n.judge(kwDefault)
+	o, w := n.old.Default, n.new.Default
+	switch {
+	case o == nil:
+		n.emit(defaultAdded, finding.Head, n.keyAt(finding.Head, kwDefault), nil, rawJSON(w), "%s now defaults to %s", n.path, canonicalJSON(w.Raw))
+	case w == nil:
+		n.emit(defaultRemoved, finding.Base, n.keyAt(finding.Base, kwDefault), rawJSON(o), nil, "%s no longer defaults to %s", n.path, canonicalJSON(o.Raw))
+	default:
+		n.emit(defaultChanged, finding.Head, n.keyAt(finding.Head, kwDefault), rawJSON(o), rawJSON(w), "default of %s changed from %s to %s", n.path, canonicalJSON(o.Raw), canonicalJSON(w.Raw))
+	}
+}
+
+func checkEnum(n *node) {
+	if !n.changed(kwEnum) {
+		return
+	}
+	n.judge(kwEnum)
+	o, w := n.old.Enum, n.new.Enum
+	switch {
+	case len(o) == 0:
+		n.emit(enumAdded, finding.Head, n.keyAt(finding.Head, kwEnum), nil, enumValues(w), "%s is now restricted to %s", n.path, enumValues(w))
+		return
+	case len(w) == 0:
+		n.emit(enumRemoved, finding.Base, n.keyAt(finding.Base, kwEnum), enumValues(o), nil, "%s is no longer restricted to an enum", n.path)
+		return
+	}
+	newSet, oldSet := enumSet(w), enumSet(o)
+	for _, v := range o {
+		if c := string(canonicalJSON(v.Raw)); !newSet[c] {
+			n.emit(enumValueRemoved, finding.Base, n.at(finding.Base, keywordNames[kwEnum], crd.Item{JSON: v.Raw}), json.RawMessage(c), nil, "value %s is no longer allowed for %s", c, n.path)
+		}
+	}
+	for _, v := range w {
+		if c := string(canonicalJSON(v.Raw)); !oldSet[c] {
+			n.emit(enumValueAdded, finding.Head, n.at(finding.Head, keywordNames[kwEnum], crd.Item{JSON: v.Raw}), nil, json.RawMessage(c), "value %s is now allowed for %s", c, n.path)
+		}
+	}
+	// Only the order changed: nothing to report, and nothing unknown either.
+}
+
+func enumSet(vs []apiextv1.JSON) map[string]bool {
+	m := make(map[string]bool, len(vs))
+	for _, v := range vs {
+		m[string(canonicalJSON(v.Raw))] = true
+	}
+	return m
+}
+
+func enumValues(vs []apiextv1.JSON) json.RawMessage {
+	raw := make([]json.RawMessage, len(vs))
+	for i, v := range vs {
+		raw[i] = canonicalJSON(v.Raw)
+	}
+	b, _ := json.Marshal(raw)
+	return b
+}
+
+func checkFormat(n *node) {
+	stringChange(n, kwFormat, n.old.Format, n.new.Format, formatAdded, formatChanged, formatRemoved)
+}
+
+func checkPattern(n *node) {
+	stringChange(n, kwPattern, n.old.Pattern, n.new.Pattern, patternAdded, patternChanged, patternRemoved)
+}
+
+// stringChange classifies a string keyword that restricts values when set.
+func stringChange(n *node, k keyword, o, w string, added, changed, removed *Rule) {
+	if !n.changed(k) {
+		return
+	}
+	n.judge(k)
+	name := keywordNames[k]
+	switch {
+	case o == "":
+		n.emit(added, finding.Head, n.keyAt(finding.Head, k), nil, w, "%s now has %s %s", n.path, name, strconv.Quote(w))
+	case w == "":
+		n.emit(removed, finding.Base, n.keyAt(finding.Base, k), o, nil, "%s no longer has %s %s", n.path, name, strconv.Quote(o))
+	default:
+		n.emit(changed, finding.Head, n.keyAt(finding.Head, k), o, w, "%s of %s changed from %s to %s", name, n.path, strconv.Quote(o), strconv.Quote(w))
+	}
+}
+
+// orNil turns an empty string into a JSON null for before/after.
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func quoteOr(s, empty string) string {
+	if s == "" {
+		return empty
+	}
+	return strconv.Quote(s)
+}

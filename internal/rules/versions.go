@@ -1,0 +1,249 @@
+package rules
+
+import (
+	"reflect"
+	"slices"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Version-level rules: which versions exist, are served and stored, how objects convert between
+// them, and their subresources.
+
+var (
+	storedVersionRemoved = &Rule{
+		ID: "stored-version-removed", Severity: finding.Error, Level: VersionLevel, Twin: "version-added",
+		Summary: "A version that is or was the storage version (or is in status.storedVersions) was removed.",
+		Advice:  "the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)",
+		Doc:     "Objects in etcd stay encoded in the version they were written in. The API server refuses to remove a version listed in status.storedVersions, and any cluster that ever stored objects in it still has them. Keep the version with served: false, run a storage migration (rewrite every object), remove the version from status.storedVersions, and only then delete it from spec.versions.",
+	}
+	servedVersionRemoved = &Rule{
+		ID: "served-version-removed", Severity: finding.Error, Level: VersionLevel,
+		Summary: "A served version was removed or set served: false (warning when it was deprecated).",
+		Advice:  "clients, manifests and controllers that use this version get 404s; deprecate it first and stop serving it in a later release",
+		Doc:     "Every client, GitOps manifest and controller that reads or writes this apiVersion fails once it is no longer served. Mark the version deprecated: true (with a deprecationWarning) for at least one release so users see warnings, then stop serving it. When the version was already deprecated in base, the finding is a warning.",
+	}
+	versionRemoved = &Rule{
+		ID: "version-removed", Severity: finding.Info, Level: VersionLevel,
+		Summary: "A version that was neither served nor stored was removed.",
+		Doc:     "A version that no client can use and no object is stored in can be removed safely.",
+	}
+	storageVersionChanged = &Rule{
+		ID: "storage-version-changed", Severity: finding.Warning, Level: VersionLevel,
+		Summary: "The storage version moved to another version.",
+		Advice:  "objects already stored keep the old encoding until they are rewritten; plan a storage migration before the old version can be removed",
+		Doc:     "New writes are stored in the new storage version, but existing objects stay in the old one until each is rewritten; the old version stays in status.storedVersions. This is how versions are meant to evolve, but it needs a storage migration before the old version can ever be removed, and a conversion that round-trips.",
+	}
+	conversionMissing = &Rule{
+		ID: "conversion-missing", Severity: finding.Warning, Level: VersionLevel,
+		Summary: "Served versions have different schemas while conversion.strategy is None (error when a field of the storage version is lost).",
+		Advice:  "with strategy None the server only rewrites apiVersion, so objects read or written through this version are pruned to its schema; add a conversion webhook or keep the schemas identical",
+		Doc:     "With conversion strategy None, the API server converts between versions by changing apiVersion only. When served versions' schemas differ, objects read through one version are pruned or invalid in the other, and a write through a version that lacks a field of the storage version deletes that field (error). Only differences the change introduces are reported. Keep the schemas identical or add a conversion webhook.",
+	}
+	conversionWebhookRemoved = &Rule{
+		ID: "conversion-webhook-removed", Severity: finding.Error, Level: CRDLevel,
+		Summary: "Conversion strategy changed from Webhook to None while several versions are served.",
+		Advice:  "objects are no longer converted between versions, only relabelled; keep the webhook while more than one version is served",
+		Doc:     "Without the webhook, objects stored in one version are served in the others with only their apiVersion changed, so fields are lost or invalid. Keep the conversion webhook as long as several versions are served.",
+	}
+	subresourceRemoved = &Rule{
+		ID: "subresource-removed", Severity: finding.Error, Level: VersionLevel,
+		Summary: "The status or scale subresource was removed.",
+		Advice:  "controllers writing /status and autoscalers using /scale get 404s; keep the subresource",
+		Doc:     "Controllers update status through the /status subresource and autoscalers (HPA, kubectl scale) use /scale. Removing either breaks them, and without the status subresource spec and status are written together again. Keep the subresource.",
+	}
+	subresourceAdded = &Rule{
+		ID: "subresource-added", Severity: finding.Warning, Level: VersionLevel,
+		Summary: "The status or scale subresource was added.",
+		Advice:  "with a status subresource, writes to the main resource ignore status changes, so clients that set status that way lose them; make controllers write status through /status",
+		Doc:     "Adding the status subresource changes the main resource's behaviour: status is ignored on create and update, and metadata.generation only increments on spec changes. Controllers that wrote status through the main resource silently lose those writes. Adding scale is safe.",
+	}
+	versionAdded = &Rule{
+		ID: "version-added", Severity: finding.Info, Level: VersionLevel,
+		Summary: "A version was added.",
+		Doc:     "A new version does not affect existing versions. If it is served next to others with a different schema, conversion-missing says whether objects convert.",
+	}
+	printerColumnsChanged = &Rule{
+		ID: "printer-columns-changed", Severity: finding.Info, Level: VersionLevel,
+		Summary: "additionalPrinterColumns changed.",
+		Doc:     "Printer columns only change what kubectl get shows; scripts that parse its output may notice.",
+	}
+	deprecationChanged = &Rule{
+		ID: "deprecation-changed", Severity: finding.Info, Level: VersionLevel,
+		Summary: "A version's deprecated flag or deprecationWarning changed.",
+		Doc:     "Deprecation only adds a warning to API responses; it is the recommended first step before a version stops being served.",
+	}
+)
+
+var versionRules = []*Rule{
+	storedVersionRemoved, servedVersionRemoved, versionRemoved, storageVersionChanged, conversionMissing,
+	conversionWebhookRemoved, subresourceRemoved, subresourceAdded, versionAdded, printerColumnsChanged,
+	deprecationChanged,
+}
+
+func compareVersions(e *emitter, opts Options) {
+	o, w := e.pair.Old.Object, e.pair.New.Object
+	stored := storedSet(o, opts.ExtraStoredVersions)
+	for i := range o.Spec.Versions {
+		ov := &o.Spec.Versions[i]
+		nv := findVersion(w, ov.Name)
+		at := e.pair.Old.VersionPath(ov.Name)
+		switch {
+		case nv == nil && stored[ov.Name]:
+			e.version(storedVersionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s was removed but objects may be stored in it", ov.Name)
+		case nv == nil && ov.Served:
+			servedRemoved(e, ov, finding.Base, at, "version %s was removed", ov.Name)
+		case nv == nil:
+			e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored) was removed", ov.Name)
+		default:
+			compareVersion(e, ov, nv)
+		}
+	}
+	for i := range w.Spec.Versions {
+		nv := &w.Spec.Versions[i]
+		if findVersion(o, nv.Name) == nil {
+			e.version(versionAdded, nv.Name, finding.Head, e.pair.New.VersionPath(nv.Name), nil, nv.Name, "version %s was added", nv.Name)
+		}
+	}
+	if os, ns := storageVersion(o), storageVersion(w); os != "" && ns != "" && os != ns {
+		e.version(storageVersionChanged, ns, finding.Head, e.pair.New.VersionPath(ns).Join("storage"), os, ns, "storage version moved from %s to %s", os, ns)
+	}
+	compareConversion(e)
+}
+
+func servedRemoved(e *emitter, ov *apiextv1.CustomResourceDefinitionVersion, side finding.Side, at crd.Path, format string, args ...any) {
+	f := e.version(servedVersionRemoved, ov.Name, side, at, true, false, format, args...)
+	if ov.Deprecated {
+		f.Severity = finding.Warning
+		f.Message += " (it was already deprecated)"
+	}
+}
+
+func compareVersion(e *emitter, ov, nv *apiextv1.CustomResourceDefinitionVersion) {
+	name := ov.Name
+	if ov.Served && !nv.Served {
+		servedRemoved(e, ov, finding.Head, e.pair.New.VersionPath(name).Join("served"), "version %s is no longer served", name)
+	}
+	compareSubresources(e, name, ov.Subresources, nv.Subresources)
+	if !reflect.DeepEqual(ov.AdditionalPrinterColumns, nv.AdditionalPrinterColumns) {
+		e.version(printerColumnsChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("additionalPrinterColumns"), nil, nil, "printer columns of %s changed", name)
+	}
+	if ov.Deprecated != nv.Deprecated || !eqPtr(ov.DeprecationWarning, nv.DeprecationWarning) {
+		e.version(deprecationChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("deprecated"), ov.Deprecated, nv.Deprecated, "deprecation of %s changed", name)
+	}
+	var unjudged []string
+	if !reflect.DeepEqual(ov.SelectableFields, nv.SelectableFields) {
+		unjudged = append(unjudged, "selectableFields")
+	}
+	os, ns := schemaOf(ov), schemaOf(nv)
+	switch {
+	case os != nil && ns != nil:
+		compareSchemas(e, name, os, ns)
+	case os != nil || ns != nil:
+		unjudged = append(unjudged, "schema")
+	}
+	if len(unjudged) > 0 {
+		e.version(unknownChange, name, finding.Head, e.pair.New.VersionPath(name).Join(unjudged[0]), nil, nil,
+			"version %s changed in a way crdguard does not classify (%v)", name, unjudged)
+	}
+}
+
+func compareSubresources(e *emitter, version string, o, w *apiextv1.CustomResourceSubresources) {
+	var os, ws apiextv1.CustomResourceSubresources
+	if o != nil {
+		os = *o
+	}
+	if w != nil {
+		ws = *w
+	}
+	for _, s := range []struct {
+		name     string
+		old, new bool
+	}{{"status", os.Status != nil, ws.Status != nil}, {"scale", os.Scale != nil, ws.Scale != nil}} {
+		switch {
+		case s.old && !s.new:
+			e.version(subresourceRemoved, version, finding.Base, e.pair.Old.SubresourcesPath(version).Join(s.name), s.name, nil, "the %s subresource of %s was removed", s.name, version)
+		case !s.old && s.new:
+			f := e.version(subresourceAdded, version, finding.Head, e.pair.New.SubresourcesPath(version).Join(s.name), nil, s.name, "the %s subresource of %s was added", s.name, version)
+			if s.name == "scale" {
+				f.Severity = finding.Info
+			}
+		}
+	}
+	if os.Scale != nil && ws.Scale != nil && !reflect.DeepEqual(os.Scale, ws.Scale) {
+		e.version(unknownChange, version, finding.Head, e.pair.New.SubresourcesPath(version).Join("scale"), nil, nil,
+			"the scale subresource paths of %s changed in a way crdguard does not classify", version)
+	}
+}
+
+func compareConversion(e *emitter) {
+	o, w := e.pair.Old.Object, e.pair.New.Object
+	os, ns := strategy(o), strategy(w)
+	if os == apiextv1.WebhookConverter && ns == apiextv1.NoneConverter && len(servedVersions(w)) > 1 {
+		e.crd(conversionWebhookRemoved, finding.Head, crd.Path{"spec", "conversion", "strategy"}, string(os), string(ns), "conversion strategy changed from Webhook to None while %d versions are served", len(servedVersions(w)))
+	}
+	if os == ns && os == apiextv1.WebhookConverter && !reflect.DeepEqual(o.Spec.Conversion.Webhook, w.Spec.Conversion.Webhook) {
+		e.crd(unknownChange, finding.Head, crd.Path{"spec", "conversion", "webhook"}, nil, nil, "the conversion webhook configuration changed in a way crdguard does not classify")
+	}
+	if ns == apiextv1.NoneConverter {
+		checkConversionMissing(e)
+	}
+}
+
+func strategy(c *apiextv1.CustomResourceDefinition) apiextv1.ConversionStrategyType {
+	if c.Spec.Conversion == nil || c.Spec.Conversion.Strategy == "" {
+		return apiextv1.NoneConverter
+	}
+	return c.Spec.Conversion.Strategy
+}
+
+func findVersion(c *apiextv1.CustomResourceDefinition, name string) *apiextv1.CustomResourceDefinitionVersion {
+	for i := range c.Spec.Versions {
+		if c.Spec.Versions[i].Name == name {
+			return &c.Spec.Versions[i]
+		}
+	}
+	return nil
+}
+
+func storageVersion(c *apiextv1.CustomResourceDefinition) string {
+	for _, v := range c.Spec.Versions {
+		if v.Storage {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+func servedVersions(c *apiextv1.CustomResourceDefinition) []string {
+	var out []string
+	for _, v := range c.Spec.Versions {
+		if v.Served {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}
+
+// storedSet is every version objects may be stored in: the storage version, the versions the
+// CRD's status lists, and any the caller knows of (baselines, a live cluster).
+func storedSet(c *apiextv1.CustomResourceDefinition, extra []string) map[string]bool {
+	m := map[string]bool{}
+	if s := storageVersion(c); s != "" {
+		m[s] = true
+	}
+	for _, v := range slices.Concat(c.Status.StoredVersions, extra) {
+		m[v] = true
+	}
+	return m
+}
+
+func schemaOf(v *apiextv1.CustomResourceDefinitionVersion) *apiextv1.JSONSchemaProps {
+	if v.Schema == nil {
+		return nil
+	}
+	return v.Schema.OpenAPIV3Schema
+}

@@ -1,0 +1,187 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// propertyChecks run on every paired schema node, in this order: a check may stop the walk
+// below a node (a type change makes everything under it moot).
+var propertyChecks = []func(*node){
+	checkIntOrString, checkType, checkFields, checkNullable, checkDefault, checkEnum,
+	checkFormat, checkPattern, checkBounds, checkValidations, checkLists, checkDocs,
+}
+
+// node is one schema node present on both sides, with the bookkeeping that makes the walk fail
+// closed: diff has a bit per keyword that differs, judged a bit per keyword a check classified.
+type node struct {
+	e          *emitter
+	version    string
+	old, new   *apiextv1.JSONSchemaProps
+	path       string
+	rel        *relStep
+	combinator bool // under allOf/anyOf/oneOf/not, where ratcheting does not apply
+	diff       keywordSet
+	judged     keywordSet
+	stop       bool
+}
+
+// relStep is one step of a schema node's YAML path below openAPIV3Schema; the chain is only
+// turned into a path when a finding needs a line.
+type relStep struct {
+	parent *relStep
+	segs   []any
+}
+
+func (r *relStep) appendTo(p crd.Path) crd.Path {
+	if r == nil {
+		return p
+	}
+	return append(r.parent.appendTo(p), r.segs...)
+}
+
+// compareSchemas walks the schemas of one version present on both sides.
+func compareSchemas(e *emitter, version string, old, new *apiextv1.JSONSchemaProps) {
+	walk(&node{e: e, version: version, old: old, new: new, path: "."})
+}
+
+func walk(n *node) {
+	n.diff = diffKeywords(n.old, n.new)
+	for _, check := range propertyChecks {
+		check(n)
+		if n.stop {
+			return
+		}
+	}
+	n.walkChildren()
+	if left := n.diff &^ n.judged; left != 0 {
+		n.unknown(left)
+	}
+}
+
+func (n *node) walkChildren() {
+	o, w := n.old, n.new
+	names := make([]string, 0, len(o.Properties))
+	for name := range o.Properties {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if nw, ok := w.Properties[name]; ok {
+			ol := o.Properties[name]
+			n.child(childPath(n.path, name), &ol, &nw, false, "properties", name)
+		} else {
+			n.fieldRemoved(name)
+		}
+	}
+	added := make([]string, 0)
+	for name := range w.Properties {
+		if _, ok := o.Properties[name]; !ok {
+			added = append(added, name)
+		}
+	}
+	sort.Strings(added)
+	for _, name := range added {
+		n.fieldAdded(name)
+	}
+	n.judge(kwProperties)
+
+	if o.Items != nil && w.Items != nil && o.Items.Schema != nil && w.Items.Schema != nil {
+		n.child(n.path+"[*]", o.Items.Schema, w.Items.Schema, false, "items")
+		n.judge(kwItems)
+	}
+	if o.AdditionalProperties != nil && w.AdditionalProperties != nil &&
+		o.AdditionalProperties.Schema != nil && w.AdditionalProperties.Schema != nil {
+		n.child(childPath(n.path, "*"), o.AdditionalProperties.Schema, w.AdditionalProperties.Schema, false, "additionalProperties")
+		n.judge(kwAdditionalProperties)
+	}
+	for _, c := range []struct {
+		kw       keyword
+		old, new []apiextv1.JSONSchemaProps
+	}{{kwAllOf, o.AllOf, w.AllOf}, {kwAnyOf, o.AnyOf, w.AnyOf}, {kwOneOf, o.OneOf, w.OneOf}} {
+		if len(c.old) != len(c.new) {
+			continue // branches added or removed: left to unknown-change
+		}
+		for i := range c.old {
+			n.child(n.path, &c.old[i], &c.new[i], true, keywordNames[c.kw], i)
+		}
+		n.judge(c.kw)
+	}
+	if o.Not != nil && w.Not != nil {
+		n.child(n.path, o.Not, w.Not, true, "not")
+		n.judge(kwNot)
+	}
+}
+
+func (n *node) child(path string, old, new *apiextv1.JSONSchemaProps, combinator bool, segs ...any) {
+	walk(&node{
+		e: n.e, version: n.version, old: old, new: new, path: path,
+		rel:        &relStep{parent: n.rel, segs: segs},
+		combinator: n.combinator || combinator,
+	})
+}
+
+// judge marks keywords as classified.
+func (n *node) judge(kws ...keyword) {
+	for _, k := range kws {
+		n.judged |= 1 << k
+	}
+}
+
+// changed reports whether a keyword differs between the two sides.
+func (n *node) changed(k keyword) bool { return n.diff&(1<<k) != 0 }
+
+// at is the YAML path of this node (plus segs) on one side.
+func (n *node) at(side finding.Side, segs ...any) crd.Path {
+	p := n.rel.appendTo(n.e.doc(side).SchemaPath(n.version))
+	return append(p, segs...)
+}
+
+// emit adds a property-level finding at this node's path.
+func (n *node) emit(r *Rule, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
+	return n.emitAt(r, n.path, side, at, before, after, format, args...)
+}
+
+// emitAt adds a property-level finding at another path (a child property).
+func (n *node) emitAt(r *Rule, path string, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
+	f := n.e.add(r, n.version, path, side, at, before, after, fmt.Sprintf(format, args...))
+	f.Ratchetable = r.Ratchetable && !n.combinator
+	return f
+}
+
+// keyAt is the YAML path of one of this node's keywords on a side, or of the node itself when
+// that side does not have it.
+func (n *node) keyAt(side finding.Side, k keyword) crd.Path {
+	return n.at(side, keywordNames[k])
+}
+
+// sideOf returns Head when the new side has the keyword (it adds or changes it) and Base when
+// only the old one does (it removes it).
+func sideOf(hasNew bool) finding.Side {
+	if hasNew {
+		return finding.Head
+	}
+	return finding.Base
+}
+
+var plainName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$-]*$`)
+
+// childPath appends a property name to a path: .spec.size, or .spec["a.b"] where the name is
+// not a plain identifier. "*" stands for the values of a map.
+func childPath(parent, name string) string {
+	if name != "*" && !plainName.MatchString(name) {
+		return strings.TrimSuffix(parent, ".") + "[" + strconv.Quote(name) + "]"
+	}
+	if parent == "." {
+		return "." + name
+	}
+	return parent + "." + name
+}

@@ -1,0 +1,187 @@
+// Package source reads inputs (files, directories, later git commits), finds the CRD documents
+// in them by content, and pairs the two sides of a comparison by CRD name, not by file path.
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+// MaxFileSize is the largest file read; bigger files are reported, never loaded. The largest
+// real CRD in the corpus (Gateway API HTTPRoute) is about 340 KB.
+const MaxFileSize = 16 << 20
+
+// Tree is the CRDs found in one side of a comparison.
+type Tree struct {
+	// CRDs are all CRD documents, in the order they were read.
+	CRDs []*crd.CRD
+	// Problems are documents that look like CRDs but cannot be decoded.
+	Problems []crd.Problem
+	// Notices say what was skipped and why (Helm templates, binary files, …).
+	Notices []string
+}
+
+// Duplicate is a CRD name defined by more than one document of a tree.
+type Duplicate struct {
+	First, Again *crd.CRD
+}
+
+// ReadPath reads a file or, recursively, a directory's YAML and JSON files. An unreadable path is
+// an error; what is wrong inside files is recorded in the tree.
+func ReadPath(path string) (*Tree, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	t := &Tree{}
+	if !info.IsDir() {
+		data, err := readLimited(path)
+		if err != nil {
+			return nil, err
+		}
+		t.AddFile(filepath.ToSlash(path), data, true)
+		return t, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != path && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && IsManifest(p) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		data, err := readLimited(f)
+		if err != nil {
+			return nil, err
+		}
+		t.AddFile(filepath.ToSlash(f), data, false)
+	}
+	return t, nil
+}
+
+// IsManifest reports whether a file name looks like a YAML or JSON manifest.
+func IsManifest(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// readLimited reads at most MaxFileSize+1 bytes, so an oversized file is noticed without being
+// loaded whole.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, nil
+}
+
+// AddFile finds the CRDs in one file's content. explicit says the user named the file itself,
+// so a file that cannot hold CRDs is worth a problem rather than a silent skip.
+func (t *Tree) AddFile(name string, data []byte, explicit bool) {
+	switch {
+	case len(data) > MaxFileSize:
+		if explicit || crd.MentionsCRD(data[:min(len(data), 1<<20)]) {
+			t.Problems = append(t.Problems, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
+		} else {
+			t.Notices = append(t.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB", name, MaxFileSize>>20))
+		}
+		return
+	case bytes.IndexByte(data, 0) >= 0:
+		if explicit {
+			t.Problems = append(t.Problems, crd.Problem{File: name, Line: 1, Message: "binary file, not YAML or JSON"})
+		}
+		return
+	case !crd.MentionsCRD(data):
+		if explicit {
+			t.Notices = append(t.Notices, name+": no CustomResourceDefinition in this file")
+		}
+		return // cheap: most manifests in a repository are not CRDs
+	}
+	if line, ok := templateLine(data); ok {
+		t.Notices = append(t.Notices, fmt.Sprintf("%s:%d: skipped, looks like a Helm or Go template", name, line))
+		return
+	}
+	crds, problems := crd.Parse(name, data)
+	t.CRDs = append(t.CRDs, crds...)
+	t.Problems = append(t.Problems, problems...)
+}
+
+// templateLine finds a template action where YAML structure is expected: a line that starts
+// with {{, or a key or list item whose value starts with {{. Template text inside descriptions
+// stays in the middle of a line and does not count.
+func templateLine(data []byte) (int, bool) {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		s := strings.TrimSpace(string(line))
+		if strings.HasPrefix(s, "#") {
+			continue
+		}
+		s = strings.TrimPrefix(s, "- ")
+		if strings.HasPrefix(s, "{{") {
+			return i + 1, true
+		}
+		if k := strings.Index(s, ": {{"); k >= 0 && !strings.ContainsAny(s[:k], `"'`) {
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// Index returns the tree's CRDs by name (the first definition wins) and every further definition
+// of a name already seen.
+func (t *Tree) Index() (map[string]*crd.CRD, []Duplicate) {
+	m := make(map[string]*crd.CRD, len(t.CRDs))
+	var dups []Duplicate
+	for _, c := range t.CRDs {
+		if first, ok := m[c.Name]; ok {
+			dups = append(dups, Duplicate{First: first, Again: c})
+			continue
+		}
+		m[c.Name] = c
+	}
+	return m, dups
+}
+
+// Pairs pairs the CRDs of two trees by name, sorted by name.
+func Pairs(old, new map[string]*crd.CRD) []crd.Pair {
+	names := make([]string, 0, len(old)+len(new))
+	for n := range old {
+		names = append(names, n)
+	}
+	for n := range new {
+		if _, ok := old[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	pairs := make([]crd.Pair, len(names))
+	for i, n := range names {
+		pairs[i] = crd.Pair{Old: old[n], New: new[n]}
+	}
+	return pairs
+}
