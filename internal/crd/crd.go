@@ -97,7 +97,15 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 			break
 		}
 		if err != nil {
-			problems = append(problems, Problem{File: file, Line: errorLine(err), Message: "YAML does not parse: " + trimYAMLError(err)})
+			p := Problem{File: file, Line: errorLine(err), Message: "YAML does not parse: " + trimYAMLError(err)}
+			// The names let a caller tell a broken CRD from a removed one.
+			for _, name := range guessNames(data) {
+				p.Name = name
+				problems = append(problems, p)
+			}
+			if p.Name == "" {
+				problems = append(problems, p)
+			}
 			break
 		}
 		if len(doc.Content) == 0 {
@@ -145,7 +153,7 @@ func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 	}
 	obj, err := decodeObject(apiVersion, raw)
 	if err != nil {
-		return fail(root.Line, "not a valid %s CustomResourceDefinition: %v", apiVersion, err)
+		return fail(fieldLine(root, err), "not a valid %s CustomResourceDefinition: %v", apiVersion, err)
 	}
 	if obj.Name != name {
 		return fail(root.Line, "metadata.name %q does not decode as a string", name)
@@ -178,7 +186,57 @@ func decodeObject(apiVersion string, raw []byte) (*apiextv1.CustomResourceDefini
 	return out, nil
 }
 
-var lineRE = regexp.MustCompile(`line (\d+)`)
+var (
+	lineRE = regexp.MustCompile(`line (\d+)`)
+	// nameRE finds the first name: under a top-level metadata: in text that does not parse.
+	nameRE = regexp.MustCompile(`(?m)^metadata:[ \t]*\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*["']?([A-Za-z0-9.-]+)`)
+)
+
+// fieldRE finds the field a JSON decoding error names, e.g. "Go struct field
+// CustomResourceDefinitionVersion.spec.versions.served of type bool".
+var fieldRE = regexp.MustCompile(`Go struct field \w+\.([\w.$-]+) of type`)
+
+// fieldLine returns the line of the first key matching the dotted field path of a decoding
+// error (sequence items are searched in order), or the document's line.
+func fieldLine(root *yaml.Node, err error) int {
+	m := fieldRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return root.Line
+	}
+	line := root.Line
+	n := root
+	for _, key := range strings.Split(m[1], ".") {
+		n = resolveAlias(n)
+		if n.Kind == yaml.SequenceNode {
+			var found *yaml.Node
+			for _, it := range n.Content {
+				if c := child(it, key); c != nil {
+					found = it
+					break
+				}
+			}
+			if found == nil {
+				return line
+			}
+			n = found
+		}
+		next, l := step(resolveAlias(n), key)
+		if next == nil {
+			return line
+		}
+		n, line = next, l
+	}
+	return line
+}
+
+// guessNames finds the metadata.name of every CRD in text that is not valid YAML.
+func guessNames(data []byte) []string {
+	var names []string
+	for _, m := range nameRE.FindAllSubmatch(data, -1) {
+		names = append(names, string(m[1]))
+	}
+	return names
+}
 
 func errorLine(err error) int {
 	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {

@@ -57,7 +57,14 @@ func checkConversionMissing(e *emitter) {
 		}
 		paths := make([]string, len(fresh))
 		for i, d := range fresh {
-			paths[i] = d.path + " (" + d.rule + ")"
+			switch d.rule {
+			case fieldRemoved.ID:
+				paths[i] = d.path + " (only in " + storage + ")"
+			case fieldAdded.ID:
+				paths[i] = d.path + " (only in " + served + ")"
+			default:
+				paths[i] = d.path + " (" + d.rule + ")"
+			}
 		}
 		shown := paths
 		more := ""

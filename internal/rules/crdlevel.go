@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -55,6 +56,8 @@ var (
 
 var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdAdded, namesAdded}
 
+var namePath = crd.Path{"metadata", "name"}
+
 // Invalid builds the invalid-crd finding for a document that could not be decoded.
 func Invalid(p crd.Problem, side finding.Side) finding.Finding {
 	return finding.Finding{
@@ -69,8 +72,9 @@ func Invalid(p crd.Problem, side finding.Side) finding.Finding {
 func Duplicate(first, second *crd.CRD, side finding.Side) finding.Finding {
 	return finding.Finding{
 		Rule: duplicateCRD.ID, Severity: duplicateCRD.Severity, CRD: second.Name,
-		Message:  "CRD " + second.Name + " is defined in " + first.File + " and again in " + second.File + ": " + duplicateCRD.Advice,
-		Location: finding.Location{File: second.File, Line: second.LineOf(crd.Path{"metadata", "name"}), Side: side},
+		Message: fmt.Sprintf("CRD %s is defined at %s:%d and again at %s:%d: %s", second.Name,
+			first.File, first.LineOf(namePath), second.File, second.LineOf(namePath), duplicateCRD.Advice),
+		Location: finding.Location{File: second.File, Line: second.LineOf(namePath), Side: side},
 	}
 }
 

@@ -21,9 +21,9 @@ func Compare(p crd.Pair, opts Options) []finding.Finding {
 	case p.Old == nil && p.New == nil:
 		return nil
 	case p.Old == nil:
-		e.crd(crdAdded, finding.Head, nil, nil, nil, "CRD %s is new", p.New.Name)
+		e.crd(crdAdded, finding.Head, namePath, nil, nil, "CRD %s is new", p.New.Name)
 	case p.New == nil:
-		e.crd(crdRemoved, finding.Base, crd.Path{"metadata", "name"}, p.Old.Name, nil, "CRD %s was removed", p.Old.Name)
+		e.crd(crdRemoved, finding.Base, namePath, p.Old.Name, nil, "CRD %s was removed", p.Old.Name)
 	default:
 		compareCRD(e)
 		compareVersions(e, opts)

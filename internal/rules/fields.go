@@ -145,7 +145,10 @@ func checkFields(n *node) {
 	}
 	if n.changed(kwPreserveUnknownFields) {
 		n.judge(kwPreserveUnknownFields)
-		if isTrue(w.XPreserveUnknownFields) {
+		if !prunable(o.Type) && !prunable(w.Type) {
+			// Pruning only removes keys of objects: on a scalar or list the marker is a no-op
+			// (controller-gen emits it on booleans and strings, and later drops it).
+		} else if isTrue(w.XPreserveUnknownFields) {
 			n.emit(preserveUnknownAdded, finding.Head, n.keyAt(finding.Head, kwPreserveUnknownFields), false, true, "%s now keeps unknown fields", n.path)
 		} else {
 			n.emit(preserveUnknownRemoved, finding.Base, n.keyAt(finding.Base, kwPreserveUnknownFields), true, false, "unknown fields under %s will be pruned", n.path)
@@ -199,3 +202,7 @@ func (n *node) fieldAdded(name string) {
 	n.emitAt(fieldAdded, childPath(n.path, name), finding.Head, n.at(finding.Head, "properties", name), nil, orNil(nw.Type),
 		"%s was added", childPath(n.path, name))
 }
+
+// prunable reports whether values of a schema type can carry unknown fields to prune: objects,
+// and untyped nodes that may hold objects.
+func prunable(typ string) bool { return typ == "object" || typ == "" }

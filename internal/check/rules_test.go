@@ -1,0 +1,120 @@
+package check
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/report"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+var update = flag.Bool("update", false, "rewrite the want.json golden files")
+
+const casesDir = "../../testdata/rules"
+
+// runCase compares old.yaml with new.yaml of one case folder and renders the JSON report, with
+// file names relative to the folder so the golden files do not depend on where tests run.
+func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
+	t.Helper()
+	old, err := source.ReadPath(filepath.Join(dir, "old.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := source.ReadPath(filepath.Join(dir, "new.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Trees(old, new, rules.Options{})
+	out := policy.Default().Apply(res.Findings)
+	prefix := filepath.ToSlash(dir) + "/"
+	for i := range out.Findings {
+		out.Findings[i].Location.File = strings.TrimPrefix(out.Findings[i].Location.File, prefix)
+		out.Findings[i].Message = strings.ReplaceAll(out.Findings[i].Message, prefix, "")
+	}
+	var buf bytes.Buffer
+	if err := report.JSON(&buf, report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored}); err != nil {
+		t.Fatal(err)
+	}
+	return out.Findings, buf.Bytes()
+}
+
+// TestRuleCases runs every testdata/rules/<rule>/<case> folder. A case named not-… shows that
+// its rule must stay silent there; every other case must produce its rule.
+func TestRuleCases(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(casesDir, "*", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no rule cases under %s (%v)", casesDir, err)
+	}
+	for _, dir := range dirs {
+		rule, name := filepath.Base(filepath.Dir(dir)), filepath.Base(dir)
+		t.Run(rule+"/"+name, func(t *testing.T) {
+			fs, got := runCase(t, dir)
+			wantFile := filepath.Join(dir, "want.json")
+			if *update {
+				if err := os.WriteFile(wantFile, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(wantFile)
+			if err != nil {
+				t.Fatalf("%v (run go test ./internal/check -run TestRuleCases -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("findings differ from %s:\n got: %s\nwant: %s", wantFile, got, want)
+			}
+			fired := false
+			for _, f := range fs {
+				fired = fired || f.Rule == rule
+				assertLocated(t, dir, f)
+			}
+			if negative := strings.HasPrefix(name, "not-"); fired == negative {
+				t.Errorf("rule %s fired=%v in case %s", rule, fired, name)
+			}
+		})
+	}
+}
+
+// assertLocated checks that a finding names a line of its file that holds a YAML key or item.
+func assertLocated(t *testing.T, dir string, f finding.Finding) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, f.Location.File))
+	if err != nil {
+		t.Fatalf("%s: location file: %v", f.Rule, err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if f.Location.Line < 1 || f.Location.Line > len(lines) {
+		t.Fatalf("%s: line %d outside %s (%d lines)", f.Rule, f.Location.Line, f.Location.File, len(lines))
+	}
+	if want := map[finding.Side]string{finding.Head: "new.yaml", finding.Base: "old.yaml"}[f.Location.Side]; f.Location.File != want {
+		t.Errorf("%s: side %s but file %s", f.Rule, f.Location.Side, f.Location.File)
+	}
+}
+
+// TestRuleCasesCoverRegistry: every registered rule has at least one case that fires it.
+func TestRuleCasesCoverRegistry(t *testing.T) {
+	for _, r := range rules.All() {
+		dirs, _ := filepath.Glob(filepath.Join(casesDir, r.ID, "*"))
+		positive := 0
+		for _, d := range dirs {
+			if !strings.HasPrefix(filepath.Base(d), "not-") {
+				positive++
+			}
+		}
+		if positive == 0 {
+			t.Errorf("rule %s has no case under %s/%s", r.ID, casesDir, r.ID)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(casesDir, "*"))
+	for _, d := range dirs {
+		if _, ok := rules.Lookup(filepath.Base(d)); !ok {
+			t.Errorf("%s: no rule with this ID", d)
+		}
+	}
+}
