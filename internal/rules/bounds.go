@@ -39,7 +39,7 @@ var (
 		ID: "max-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "max-removed",
 		Summary: "An upper bound (maximum, maxLength, maxItems, maxProperties) was added.",
 		Advice:  boundAdvice,
-		Doc:     "A new upper bound rejects values above it: stored objects that hold them fail their next update unless validation ratcheting applies, and creates with such values fail always. (Upper bounds are often added to fit CEL cost budgets: pick a bound above every value in use.)",
+		Doc:     "A new upper bound rejects values above it: stored objects that hold them fail their next update unless validation ratcheting applies, and creates with such values fail always. Upper bounds are often added to fit CEL cost budgets: pick a bound above every value in use.",
 	}
 	maxDecreased = &Rule{
 		ID: "max-decreased", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "max-increased",
