@@ -97,7 +97,8 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 			break
 		}
 		if err != nil {
-			p := Problem{File: file, Line: errorLine(err), Message: "YAML does not parse: " + trimYAMLError(err)}
+			line := errorLine(err)
+			p := Problem{File: file, Line: line, Message: "YAML does not parse: " + lineRE.ReplaceAllString(trimYAMLError(err), "line "+strconv.Itoa(line))}
 			// The names let a caller tell a broken CRD from a removed one.
 			for _, name := range guessNames(data) {
 				p.Name = name
@@ -238,13 +239,27 @@ func guessNames(data []byte) []string {
 	return names
 }
 
+// parserProblems are the YAML parser's (not scanner's) messages. yaml.v3 reports their line
+// zero-based (it adds one only for scanner errors), so they need one more to be a real line.
+var parserProblems = []string{"did not find expected", "found undefined tag handle", "found incompatible YAML document", "found duplicate %TAG"}
+
 func errorLine(err error) int {
-	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
-		if n, convErr := strconv.Atoi(m[1]); convErr == nil && n > 0 {
-			return n
+	msg := err.Error()
+	m := lineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 1
+	}
+	n, convErr := strconv.Atoi(m[1])
+	if convErr != nil {
+		return 1
+	}
+	for _, p := range parserProblems {
+		if strings.Contains(msg, p) {
+			n++
+			break
 		}
 	}
-	return 1
+	return max(n, 1)
 }
 
 func trimYAMLError(err error) string {

@@ -1,0 +1,136 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"unknown key", "mode: error\nfailmode: open\n", `field failmode not found`},
+		{"unknown rule", "rules:\n  field-gone: off\n", `unknown rule ID "field-gone"`},
+		{"bad severity", "rules:\n  field-added: fatal\n", `rules.field-added: "fatal" is not allowed`},
+		{"bad mode", "mode: loud\n", `mode: "loud" is not allowed`},
+		{"bad failMode", "failMode: ajar\n", `failMode: "ajar" is not allowed`},
+		{"ignore without reason", "ignore:\n  - {rule: field-removed}\n", `ignore[0]: a reason is required`},
+		{"ignore unknown rule", "ignore:\n  - {rule: nope, reason: x}\n", `ignore[0]: unknown rule ID "nope"`},
+		{"ignore everything", "ignore:\n  - {reason: because}\n", `matches every finding`},
+		{"unknown ignore key", "ignore:\n  - {rul: field-removed, reason: x}\n", `field rul not found`},
+		{"not yaml", "mode: [\n", `did not find expected`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Parse error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseFull(t *testing.T) {
+	c, err := Parse([]byte(`
+mode: warn
+failMode: open
+ratcheting: true
+rules:
+  enum-value-added: error
+  description-changed: off
+paths: ["config/crd/**"]
+exclude: ["**/testdata/**"]
+samples: ["config/samples/**"]
+baselines: [v1.0.0]
+acknowledgeLabel: approved
+ignore:
+  - {crd: widgets.example.com, version: v1alpha1, path: .spec.legacy, rule: field-removed, reason: "removed before GA"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != "warn" || c.FailMode != "open" || !c.Ratcheting || c.AcknowledgeLabel != "approved" ||
+		len(c.Paths) != 1 || len(c.Exclude) != 1 || len(c.Samples) != 1 || len(c.Baselines) != 1 || len(c.Ignore) != 1 {
+		t.Fatalf("parsed %+v", c)
+	}
+	if d := Default(); d.Mode != "error" || d.FailMode != "closed" || d.AcknowledgeLabel != "crd-breaking-change-approved" {
+		t.Fatalf("defaults %+v", d)
+	}
+}
+
+func f(rule string, sev finding.Severity, path string, ratchetable bool) finding.Finding {
+	return finding.Finding{Rule: rule, Severity: sev, CRD: "widgets.example.com", Version: "v1", Path: path, Message: "m", Ratchetable: ratchetable}
+}
+
+func TestApply(t *testing.T) {
+	in := []finding.Finding{
+		f("field-removed", finding.Error, ".spec.legacy", false),
+		f("field-removed", finding.Error, ".spec.other", false),
+		f("max-decreased", finding.Error, ".spec.size", true),
+		f("validation-rule-added", finding.Error, ".spec.name", false), // uses oldSelf: not ratchetable
+		f("unknown-change", finding.Error, ".spec.size", false),
+		f("description-changed", finding.Info, ".spec", false),
+		f("enum-value-added", finding.Info, ".spec.color", false),
+	}
+	type want struct {
+		rule, path string
+		sev        finding.Severity
+	}
+	for _, tc := range []struct {
+		name             string
+		config           string
+		want             []want
+		ignored, off     int
+		ratchetNoteAdded bool
+	}{
+		{"defaults", "", []want{
+			{"field-removed", ".spec.legacy", finding.Error}, {"field-removed", ".spec.other", finding.Error},
+			{"max-decreased", ".spec.size", finding.Error}, {"validation-rule-added", ".spec.name", finding.Error},
+			{"unknown-change", ".spec.size", finding.Error}, {"description-changed", ".spec", finding.Info},
+			{"enum-value-added", ".spec.color", finding.Info},
+		}, 0, 0, false},
+		{"ratcheting, fail open, overrides, ignore", `
+ratcheting: true
+failMode: open
+rules: {description-changed: "off", enum-value-added: error}
+ignore: [{crd: widgets.example.com, path: .spec.legacy, rule: field-removed, reason: gone before GA}]
+`, []want{
+			{"field-removed", ".spec.other", finding.Error}, {"max-decreased", ".spec.size", finding.Warning},
+			{"validation-rule-added", ".spec.name", finding.Error}, {"unknown-change", ".spec.size", finding.Warning},
+			{"enum-value-added", ".spec.color", finding.Error},
+		}, 1, 1, true},
+		{"warn mode", "mode: warn\n", []want{
+			{"field-removed", ".spec.legacy", finding.Warning}, {"field-removed", ".spec.other", finding.Warning},
+			{"max-decreased", ".spec.size", finding.Warning}, {"validation-rule-added", ".spec.name", finding.Warning},
+			{"unknown-change", ".spec.size", finding.Warning}, {"description-changed", ".spec", finding.Info},
+			{"enum-value-added", ".spec.color", finding.Info},
+		}, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse([]byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := c.Apply(in)
+			if out.Ignored != tc.ignored || out.Off != tc.off {
+				t.Errorf("ignored %d off %d, want %d %d", out.Ignored, out.Off, tc.ignored, tc.off)
+			}
+			if len(out.Findings) != len(tc.want) {
+				t.Fatalf("got %d findings, want %d: %+v", len(out.Findings), len(tc.want), out.Findings)
+			}
+			for i, w := range tc.want {
+				g := out.Findings[i]
+				if g.Rule != w.rule || g.Path != w.path || g.Severity != w.sev {
+					t.Errorf("finding %d = %s %s %s, want %s %s %s", i, g.Rule, g.Path, g.Severity, w.rule, w.path, w.sev)
+				}
+				if noted := strings.HasSuffix(g.Message, RatchetNote); noted != (tc.ratchetNoteAdded && g.Rule == "max-decreased") {
+					t.Errorf("%s: ratchet note %v", g.Rule, noted)
+				}
+			}
+			if in[2].Severity != finding.Error || in[2].Message != "m" {
+				t.Error("Apply modified its input")
+			}
+		})
+	}
+}
