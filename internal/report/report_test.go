@@ -1,0 +1,106 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// hostile is a report whose CRD text tries to break out of every format.
+func hostile() Report {
+	return Report{
+		CRDs: 2,
+		Findings: []finding.Finding{
+			{Rule: "field-removed", Severity: finding.Error, CRD: "widgets.example.com", Version: "v1", Path: `.spec["a|b"]`,
+				Message: "removed <script>alert(1)</script> @octocat [click](https://evil.example) `code`\nnext line",
+				Before:  finding.Value("string"), Location: finding.Location{File: "config/crd/widgets.yaml", Line: 57, Side: finding.Base}},
+			{Rule: "enum-value-removed", Severity: finding.Warning, CRD: "widgets.example.com", Version: "v1", Path: ".spec.color",
+				Message: "value \x1b[31mred\x1b[0m removed", Before: finding.Value("red"), Location: finding.Location{File: "config/crd/widgets.yaml", Line: 70, Side: finding.Base}},
+			{Rule: "field-added", Severity: finding.Info, CRD: "gadgets.example.com", Version: "v2", Path: ".spec.x",
+				Message: "added", After: finding.Value("string"), Location: finding.Location{File: "config/crd/gadgets.yaml", Line: 9, Side: finding.Head}},
+		},
+		Ignored: 1,
+		Notices: []string{"chart/crd.yaml:1: skipped, looks like a Helm or Go template"},
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := "../../testdata/report/" + name
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n%s", name, got)
+	}
+}
+
+func TestFormatsGolden(t *testing.T) {
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		if err := Write(&buf, format, hostile()); err != nil {
+			t.Fatal(err)
+		}
+		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md"}[format]
+		golden(t, "hostile."+ext, buf.Bytes())
+	}
+}
+
+func TestMarkdownIsInert(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Markdown(&buf, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, bad := range []string{"<script>", "@octocat", "](https://", "https://", "\x1b", "a|b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("markdown contains %q", bad)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "| ") && strings.Count(line, " | ")+2 != 9 && !strings.HasPrefix(line, "|---") {
+			t.Errorf("table row has the wrong number of cells: %s", line)
+		}
+	}
+}
+
+func TestTextIsPlain(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Text(&buf, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "\x1b") {
+		t.Error("terminal escape sequence reached the text output")
+	}
+	if strings.Contains(buf.String(), "field-added") {
+		t.Error("text output shows info findings")
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":              "plain",
+		"@admin":             "@\u200badmin",
+		"<b>x</b>":           "&lt;b&gt;x&lt;/b&gt;",
+		"a|b":                `a\|b`,
+		"[x](javascript:y)":  `\[x\]\(javascript&#58;y\)`,
+		"line\nbreak":        "line break",
+		"*bold* _it_ `code`": "\\*bold\\* \\_it\\_ \\`code\\`",
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
