@@ -1,0 +1,76 @@
+package source
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Filter narrows which files are read: config paths (default: everything) and exclude globs.
+// Globs use / separators and may contain ** for any number of folders.
+type Filter struct {
+	Paths   []string
+	Exclude []string
+}
+
+// Validate reports the first malformed glob.
+func (f Filter) Validate() error {
+	for _, p := range append(append([]string{}, f.Paths...), f.Exclude...) {
+		if _, err := path.Match(strings.ReplaceAll(p, "**", "x"), ""); err != nil {
+			return fmt.Errorf("bad glob %q: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// Allows reports whether a slash-separated path relative to the root is read.
+func (f Filter) Allows(name string) bool {
+	if !IsManifest(name) {
+		return false
+	}
+	for _, ex := range f.Exclude {
+		if Match(ex, name) {
+			return false
+		}
+	}
+	if len(f.Paths) == 0 {
+		return true
+	}
+	for _, p := range f.Paths {
+		if Match(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether name matches a glob where * and ? stay within a folder and ** spans any
+// number of folders. A pattern that names a folder also matches everything below it.
+func Match(pattern, name string) bool {
+	return matchParts(strings.Split(strings.Trim(pattern, "/"), "/"), strings.Split(name, "/"))
+}
+
+func matchParts(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			rest := pat[1:]
+			if len(rest) == 0 {
+				return true
+			}
+			for i := 0; i <= len(name); i++ {
+				if matchParts(rest, name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return true // the pattern named a folder (or the file itself)
+}
