@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/check"
@@ -31,18 +32,23 @@ your CRDs and reports every change that would break stored objects or existing c
 Usage:
   crdguard diff [flags] OLD NEW   compare CRDs in two files or directories
                                   (CRDs are paired by metadata.name, not by file)
+  crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [flags]
+                                  compare two commits of a git repository: head against its
+                                  merge base with base, as a pull request shows it
   crdguard rules [--format F]     list every rule with its default severity and doc
 
-Flags for diff:
-  --config FILE      configuration (default: .crdguard.yaml in the working directory, if any)
+Flags for diff and check:
+  --config FILE      configuration (default: .crdguard.yaml in the working directory for
+                     diff, at the repository root for check, if present)
   --format FORMAT    text (default), json or markdown
   --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
 do its job (bad flag, unreadable file, bad config).
 
-Example:
+Examples:
   crdguard diff testdata/examples/widgets/old.yaml testdata/examples/widgets/new.yaml
+  crdguard check --base origin/main
 `
 
 func main() {
@@ -58,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "diff":
 		return runDiff(args[1:], stdout, stderr)
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
 	case "rules":
 		return runRules(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -92,14 +100,20 @@ func (c *commonFlags) threshold() (finding.Severity, bool, error) {
 	return 0, false, fmt.Errorf("--fail-on: %q is not allowed (allowed: error, warning, never)", c.failOn)
 }
 
-func (c *commonFlags) loadConfig() (*policy.Config, error) {
+// loadConfig reads --config, or the default file in dir when it exists.
+func (c *commonFlags) loadConfig(dir string) (*policy.Config, error) {
 	if c.config != "" {
 		return policy.Load(c.config)
 	}
-	if _, err := os.Stat(policy.DefaultFile); err == nil {
-		return policy.Load(policy.DefaultFile)
+	if path := filepath.Join(dir, policy.DefaultFile); fileExists(path) {
+		return policy.Load(path)
 	}
 	return policy.Default(), nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // parseInterspersed parses flags that may come before, between or after positional arguments.
@@ -143,7 +157,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "crdguard diff:", err)
 		return exitTool
 	}
-	cfg, err := cf.loadConfig()
+	cfg, err := cf.loadConfig(".")
 	if err != nil {
 		fmt.Fprintln(stderr, "crdguard diff:", err)
 		return exitTool

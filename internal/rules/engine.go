@@ -9,9 +9,9 @@ import (
 
 // Options carries what a comparison knows beyond the two documents.
 type Options struct {
-	// ExtraStoredVersions are versions that count as stored although the old CRD does not say
-	// so, e.g. the storage versions of baselines or a live cluster's status.storedVersions.
-	ExtraStoredVersions []string
+	// StoredVersions are, by CRD name, versions that count as stored although the old CRD does
+	// not say so: the storage versions of baselines, or a live cluster's status.storedVersions.
+	StoredVersions map[string][]string
 }
 
 // Compare classifies every difference between the two sides of a pair.

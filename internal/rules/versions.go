@@ -86,7 +86,10 @@ var versionRules = []*Rule{
 
 func compareVersions(e *emitter, opts Options) {
 	o, w := e.pair.Old.Object, e.pair.New.Object
-	stored := storedSet(o, opts.ExtraStoredVersions)
+	stored := storedSet(o, opts.StoredVersions[e.pair.Name()])
+	for _, v := range w.Status.StoredVersions {
+		stored[v] = true
+	}
 	for i := range o.Spec.Versions {
 		ov := &o.Spec.Versions[i]
 		nv := findVersion(w, ov.Name)

@@ -1,0 +1,105 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// GitOptions says which commits of a repository to compare.
+type GitOptions struct {
+	// Base is the ref the change goes into; head is compared with its merge base with Head.
+	Base string
+	// Head is the ref with the change; HEAD when empty.
+	Head string
+	// Baselines are more refs (e.g. release tags) head is compared with as well.
+	Baselines []string
+	// Filter narrows the files read.
+	Filter source.Filter
+}
+
+// GitResult is a comparison of two commits.
+type GitResult struct {
+	Result
+	// Diff is the unified diff from the merge base to head, for placing review comments.
+	Diff *source.Diff
+	// Base, Head and MergeBase are the resolved commit SHAs.
+	Base, Head, MergeBase string
+}
+
+// Git compares head with the merge base of base and head (what a pull request shows) and with
+// every baseline. Baseline findings that base already reports are dropped; the others say which
+// baseline they come from. A version stored in any baseline counts as stored.
+func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
+	if o.Head == "" {
+		o.Head = "HEAD"
+	}
+	head, err := repo.Commit(o.Head)
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	base, err := repo.Commit(o.Base)
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	mb, err := repo.MergeBase(base, head)
+	if err != nil {
+		return nil, err
+	}
+	main, err := repo.Compare(mb, head, o.Filter)
+	if err != nil {
+		return nil, err
+	}
+	type baseline struct {
+		ref string
+		cmp *source.Comparison
+	}
+	var baselines []baseline
+	stored := map[string][]string{}
+	for _, ref := range o.Baselines {
+		c, err := repo.Commit(ref)
+		if err != nil {
+			return nil, fmt.Errorf("baseline: %w", err)
+		}
+		cmp, err := repo.Compare(c, head, o.Filter)
+		if err != nil {
+			return nil, err
+		}
+		baselines = append(baselines, baseline{ref, cmp})
+		for _, old := range cmp.Old.CRDs {
+			for _, v := range old.Object.Spec.Versions {
+				if v.Storage {
+					stored[old.Name] = append(stored[old.Name], v.Name)
+				}
+			}
+			stored[old.Name] = append(stored[old.Name], old.Object.Status.StoredVersions...)
+		}
+	}
+	opts := rules.Options{StoredVersions: stored}
+	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
+		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String()}
+	seen := map[string]bool{}
+	for _, f := range res.Findings {
+		seen[f.Key()] = true
+	}
+	for _, b := range baselines {
+		r := Trees(b.cmp.Old, b.cmp.New, opts)
+		res.Notices = append(res.Notices, r.Notices...)
+		for _, f := range r.Findings {
+			if seen[f.Key()] || f.Severity == finding.Info {
+				continue // info findings since a release are history, not news
+			}
+			seen[f.Key()] = true
+			f.Baseline = b.ref
+			f.Message += " (compared with baseline " + b.ref + ")"
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	for _, sha := range repo.Fetched {
+		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote (shallow clone)")
+	}
+	finding.Sort(res.Findings)
+	return res, nil
+}

@@ -1,0 +1,329 @@
+package source
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+// Repo is a git repository read through go-git: files are read as data from commits, and no
+// code of the repository (hooks, filters, the git binary) ever runs.
+type Repo struct {
+	repo *git.Repository
+	// Remote is the remote missing commits are fetched from; "origin" by default.
+	Remote string
+	// Token, when set, authenticates fetches (GitHub's GITHUB_TOKEN); it is never logged.
+	Token string
+	// Fetched lists the commits that had to be fetched, for notices.
+	Fetched []string
+}
+
+// ErrNeedHistory says a commit is not in the clone and could not be fetched.
+var ErrNeedHistory = errors.New("the commit is not in this clone and could not be fetched; check out with full history (actions/checkout: fetch-depth: 0)")
+
+// OpenRepo opens the repository containing dir, looking upward like git does.
+func OpenRepo(dir string) (*Repo, error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
+	}
+	return &Repo{repo: r, Remote: "origin"}, nil
+}
+
+// Root is the folder of the working tree, or "" for a bare repository.
+func (r *Repo) Root() string {
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		return ""
+	}
+	return wt.Filesystem.Root()
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// Commit resolves a branch, tag, remote branch or SHA. A full SHA that is not in the clone (a
+// shallow checkout) is fetched from the remote at depth 1.
+func (r *Repo) Commit(ref string) (*object.Commit, error) {
+	h, err := r.repo.ResolveRevision(plumbing.Revision(ref))
+	if err == nil {
+		c, cerr := r.repo.CommitObject(*h)
+		if cerr == nil {
+			return c, nil
+		}
+		err = cerr
+	}
+	if !fullSHA.MatchString(ref) {
+		return nil, fmt.Errorf("resolving %q: %w", ref, err)
+	}
+	if ferr := r.fetch(ref, 1); ferr != nil {
+		return nil, fmt.Errorf("commit %s: %w (fetching from %s: %v)", ref, ErrNeedHistory, r.Remote, ferr)
+	}
+	c, err := r.repo.CommitObject(plumbing.NewHash(ref))
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", ref, ErrNeedHistory)
+	}
+	return c, nil
+}
+
+func (r *Repo) fetch(sha string, depth int) error {
+	opts := &git.FetchOptions{
+		RemoteName: r.Remote,
+		RefSpecs:   []config.RefSpec{config.RefSpec("+" + sha + ":refs/crdguard/" + sha)},
+		Depth:      depth,
+		Tags:       git.NoTags,
+		Auth:       r.auth(),
+	}
+	err := r.repo.FetchContext(context.Background(), opts)
+	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return err
+	}
+	r.Fetched = append(r.Fetched, sha)
+	return nil
+}
+
+func (r *Repo) auth() transport.AuthMethod {
+	if r.Token == "" {
+		return nil
+	}
+	return &githttp.BasicAuth{Username: "x-access-token", Password: r.Token}
+}
+
+// MergeBase returns the best common ancestor of base and head: what a pull request's diff is
+// computed against. In a shallow clone the history is deepened step by step until it is found.
+func (r *Repo) MergeBase(base, head *object.Commit) (*object.Commit, error) {
+	for _, depth := range []int{0, 50, 500} {
+		if depth > 0 {
+			// Deepen both sides; errors surface as a missing merge base below.
+			_ = r.fetch(base.Hash.String(), depth)
+			_ = r.fetch(head.Hash.String(), depth)
+		}
+		bases, err := base.MergeBase(head)
+		if err == nil && len(bases) > 0 {
+			sort.Slice(bases, func(i, j int) bool { return bases[i].Hash.String() < bases[j].Hash.String() })
+			return bases[0], nil
+		}
+		if err == nil && !r.isShallow() {
+			return nil, fmt.Errorf("commits %s and %s have no common ancestor", short(base), short(head))
+		}
+	}
+	return nil, fmt.Errorf("no merge base of %s and %s: %w", short(base), short(head), ErrNeedHistory)
+}
+
+func (r *Repo) isShallow() bool {
+	s, err := r.repo.Storer.Shallow()
+	return err == nil && len(s) > 0
+}
+
+func short(c *object.Commit) string { return c.Hash.String()[:12] }
+
+// FileDiff is one changed file: its path on each side ("" where it does not exist) and the hunks
+// a unified diff of it shows.
+type FileDiff struct {
+	From, To string
+	Hunks    []Hunk
+}
+
+// Diff is the unified diff between two commits, file by file.
+type Diff struct {
+	Files  []FileDiff
+	byTo   map[string]int
+	byFrom map[string]int
+}
+
+func (d *Diff) add(f FileDiff) {
+	if d.byTo == nil {
+		d.byTo, d.byFrom = map[string]int{}, map[string]int{}
+	}
+	d.Files = append(d.Files, f)
+	if f.To != "" {
+		d.byTo[f.To] = len(d.Files) - 1
+	}
+	if f.From != "" {
+		d.byFrom[f.From] = len(d.Files) - 1
+	}
+}
+
+// File returns the diff of the file with this path on the given side (head: its new path, base:
+// its old path).
+func (d *Diff) File(path string, head bool) (FileDiff, bool) {
+	m := d.byFrom
+	if head {
+		m = d.byTo
+	}
+	i, ok := m[path]
+	if !ok {
+		return FileDiff{}, false
+	}
+	return d.Files[i], true
+}
+
+// Contains reports whether a line of a file on one side is shown by the diff: an added, removed
+// or context line. Review comments can only be placed on such lines.
+func (d *Diff) Contains(path string, line int, head bool) bool {
+	f, ok := d.File(path, head)
+	if !ok {
+		return false
+	}
+	for _, h := range f.Hunks {
+		start, n := h.OldStart, h.OldLines
+		if head {
+			start, n = h.NewStart, h.NewLines
+		}
+		if line >= start && line < start+n {
+			return true
+		}
+	}
+	return false
+}
+
+// Comparison is what two commits hold: the CRDs of each side that can matter, and the diff.
+type Comparison struct {
+	Old, New *Tree
+	Diff     *Diff
+}
+
+// Compare reads the CRDs that a change between two commits can affect. Only files the diff
+// touches are parsed, plus unchanged files that mention a CRD name found in them, so a CRD that
+// moved between files still pairs with itself and a duplicate of it elsewhere is found.
+func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error) {
+	oldTree, err := oldC.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading tree of %s: %w", short(oldC), err)
+	}
+	newTree, err := newC.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading tree of %s: %w", short(newC), err)
+	}
+	changes, err := object.DiffTreeWithOptions(context.Background(), oldTree, newTree, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return nil, fmt.Errorf("diffing %s..%s: %w", short(oldC), short(newC), err)
+	}
+	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{}}
+	changed := map[string]bool{}
+	for _, ch := range changes {
+		from, to := ch.From.Name, ch.To.Name
+		changed[from], changed[to] = true, true
+		if !f.Allows(from) && !f.Allows(to) {
+			continue
+		}
+		var oldData, newData []byte
+		if from != "" && f.Allows(from) {
+			if oldData, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
+				return nil, err
+			}
+			cmp.Old.AddFile(from, oldData, false)
+		}
+		if to != "" && f.Allows(to) {
+			if newData, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
+				return nil, err
+			}
+			cmp.New.AddFile(to, newData, false)
+		}
+		fd := FileDiff{From: from, To: to}
+		if crd.MentionsCRD(oldData) || crd.MentionsCRD(newData) {
+			fd.Hunks = Hunks(oldData, newData) // only files that can carry findings need them
+		}
+		cmp.Diff.add(fd)
+	}
+	delete(changed, "")
+	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
+		return nil, err
+	}
+	return cmp, nil
+}
+
+// addUnchanged adds, to both sides, the CRDs of unchanged files whose names also occur in the
+// changed files.
+func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[string]bool, f Filter) error {
+	names := map[string]bool{}
+	for _, t := range []*Tree{cmp.Old, cmp.New} {
+		for _, c := range t.CRDs {
+			names[c.Name] = true
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	needles := make([][]byte, 0, len(names))
+	for n := range names {
+		needles = append(needles, []byte(n))
+	}
+	// Unchanged definitions go first: they are what the cluster has, so a copy that the change
+	// adds elsewhere is the duplicate.
+	var unchanged []*crd.CRD
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if err == io.EOF {
+			cmp.Old.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.Old.CRDs...)
+			cmp.New.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.New.CRDs...)
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("walking tree: %w", err)
+		}
+		if !entry.Mode.IsFile() || entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
+			continue
+		}
+		data, err := r.readBlob(name, entry)
+		if err != nil {
+			return err
+		}
+		if !crd.MentionsCRD(data) || !containsAny(data, needles) {
+			continue
+		}
+		one := &Tree{}
+		one.AddFile(name, data, false)
+		for _, c := range one.CRDs {
+			if names[c.Name] {
+				unchanged = append(unchanged, c)
+			}
+		}
+	}
+}
+
+func containsAny(data []byte, needles [][]byte) bool {
+	for _, n := range needles {
+		if bytes.Contains(data, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// readBlob reads at most MaxFileSize+1 bytes of a file, so an oversized one is noticed without
+// being loaded whole.
+func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
+	if e.Mode == filemode.Submodule || e.Mode == filemode.Symlink {
+		return nil, nil
+	}
+	blob, err := r.repo.BlobObject(e.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(io.LimitReader(rd, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return data, nil
+}
