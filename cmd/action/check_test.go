@@ -5,56 +5,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/crdguard/crdguard/internal/gittest"
 )
 
 // TestCheckCommand: a PR that moves a CRD to a new file and removes a field reports exactly one
 // field-removed on the removed line of the old file, and exits 1.
 func TestCheckCommand(t *testing.T) {
-	dir := t.TempDir()
-	r, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, _ := r.Worktree()
-	when := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	commit := func(files map[string]string, remove ...string) plumbing.Hash {
-		t.Helper()
-		for name, src := range files {
-			data, err := os.ReadFile(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			full := filepath.Join(dir, name)
-			_ = os.MkdirAll(filepath.Dir(full), 0o755)
-			if err := os.WriteFile(full, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, name := range remove {
-			_ = os.Remove(filepath.Join(dir, name))
-		}
-		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-			t.Fatal(err)
-		}
-		when = when.Add(time.Minute)
-		sig := &object.Signature{Name: "t", Email: "t@example.com", When: when}
-		h, err := wt.Commit("c", &git.CommitOptions{Author: sig, Committer: sig})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
+	repo := gittest.New(t)
+	dir := repo.Dir
 	cases := "../../testdata/rules/field-removed/leaf/"
-	base := commit(map[string]string{"config/crd/widgets.yaml": cases + "old.yaml"})
-	if err := r.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName("main"), base)); err != nil {
-		t.Fatal(err)
-	}
-	commit(map[string]string{"deploy/widgets.yaml": cases + "new.yaml"}, "config/crd/widgets.yaml")
+	repo.Copy("config/crd/widgets.yaml", cases+"old.yaml")
+	repo.Branch("main", repo.Commit("base"))
+	repo.Remove("config/crd/widgets.yaml")
+	repo.Copy("deploy/widgets.yaml", cases+"new.yaml")
+	repo.Commit("move the CRD and remove a field")
 
 	code, stdout, stderr := runCLI(t, "check", "--base", "main", "--repo", filepath.Join(dir, "deploy"), "--format", "json")
 	if code != 1 {

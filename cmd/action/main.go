@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/check"
@@ -135,51 +136,79 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	var cf commonFlags
-	cf.register(fs)
-	pos, err := parseInterspersed(fs, args)
+// command is what diff and check share: flags, configuration, output and exit code.
+type command struct {
+	name   string
+	fs     *flag.FlagSet
+	flags  commonFlags
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func newCommand(name string, stdout, stderr io.Writer) *command {
+	c := &command{name: name, fs: flag.NewFlagSet(name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
+	c.fs.SetOutput(stderr)
+	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	c.flags.register(c.fs)
+	return c
+}
+
+// parse parses the flags; when it returns ok false the command ends with code.
+func (c *command) parse(args []string) (pos []string, code int, ok bool) {
+	pos, err := parseInterspersed(c.fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, exitOK, false
+	}
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitTool
+		return nil, exitTool, false // the flag package has said why
+	}
+	if !slices.Contains(report.Formats, c.flags.format) {
+		return nil, c.fail(fmt.Errorf("unknown format %q (allowed: %s)", c.flags.format, strings.Join(report.Formats, ", "))), false
+	}
+	if _, _, err := c.flags.threshold(); err != nil {
+		return nil, c.fail(err), false
+	}
+	return pos, 0, true
+}
+
+func (c *command) fail(err error) int {
+	fmt.Fprintf(c.stderr, "crdguard %s: %v\n", c.name, err)
+	return exitTool
+}
+
+// finish applies the policy, writes the report and picks the exit code.
+func (c *command) finish(cfg *policy.Config, res check.Result) int {
+	out := cfg.Apply(res.Findings)
+	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
+	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
+		return c.fail(err)
+	}
+	failAt, fails, _ := c.flags.threshold()
+	return exitCode(out.Findings, failAt, fails)
+}
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("diff", stdout, stderr)
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
 	}
 	if len(pos) != 2 {
-		fmt.Fprintf(stderr, "crdguard diff: want OLD and NEW, got %d argument(s)\n", len(pos))
-		return exitTool
+		return c.fail(fmt.Errorf("want OLD and NEW, got %d argument(s)", len(pos)))
 	}
-	failAt, fails, err := cf.threshold()
+	cfg, err := c.flags.loadConfig(".")
 	if err != nil {
-		fmt.Fprintln(stderr, "crdguard diff:", err)
-		return exitTool
-	}
-	cfg, err := cf.loadConfig(".")
-	if err != nil {
-		fmt.Fprintln(stderr, "crdguard diff:", err)
-		return exitTool
+		return c.fail(err)
 	}
 	old, err := source.ReadPath(pos[0])
 	if err != nil {
-		fmt.Fprintln(stderr, "crdguard diff:", err)
-		return exitTool
+		return c.fail(err)
 	}
 	new, err := source.ReadPath(pos[1])
 	if err != nil {
-		fmt.Fprintln(stderr, "crdguard diff:", err)
-		return exitTool
+		return c.fail(err)
 	}
-	res := check.Trees(old, new, rules.Options{})
-	out := cfg.Apply(res.Findings)
-	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
-	if err := report.Write(stdout, cf.format, rep); err != nil {
-		fmt.Fprintln(stderr, "crdguard diff:", err)
-		return exitTool
-	}
-	return exitCode(out.Findings, failAt, fails)
+	return c.finish(cfg, check.Trees(old, new, rules.Options{}))
 }
 
 func exitCode(fs []finding.Finding, failAt finding.Severity, fails bool) int {

@@ -7,92 +7,25 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	git "github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/gittest"
 	"github.com/crdguard/crdguard/internal/source"
 )
 
-// testRepo builds real git repositories with go-git.
+// testRepo is a gittest repository that can run the git-mode comparison.
 type testRepo struct {
-	t   *testing.T
-	dir string
-	r   *git.Repository
-	wt  *git.Worktree
-	now time.Time
+	*gittest.Repo
+	t *testing.T
 }
 
-func newTestRepo(t *testing.T) *testRepo {
-	t.Helper()
-	dir := t.TempDir()
-	r, err := git.PlainInit(dir, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wt, err := r.Worktree()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testRepo{t: t, dir: dir, r: r, wt: wt, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-}
-
-func (tr *testRepo) write(path string, data []byte) {
-	tr.t.Helper()
-	full := filepath.Join(tr.dir, path)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		tr.t.Fatal(err)
-	}
-	if err := os.WriteFile(full, data, 0o644); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-func (tr *testRepo) remove(path string) {
-	tr.t.Helper()
-	if err := os.Remove(filepath.Join(tr.dir, path)); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-func (tr *testRepo) commit(msg string) plumbing.Hash {
-	tr.t.Helper()
-	if err := tr.wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		tr.t.Fatal(err)
-	}
-	tr.now = tr.now.Add(time.Minute)
-	sig := &object.Signature{Name: "t", Email: "t@example.com", When: tr.now}
-	h, err := tr.wt.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
-	if err != nil {
-		tr.t.Fatal(err)
-	}
-	return h
-}
-
-func (tr *testRepo) ref(name plumbing.ReferenceName, h plumbing.Hash) {
-	tr.t.Helper()
-	if err := tr.r.Storer.SetReference(plumbing.NewHashReference(name, h)); err != nil {
-		tr.t.Fatal(err)
-	}
-}
-
-func (tr *testRepo) branch(name string, h plumbing.Hash) {
-	tr.ref(plumbing.NewBranchReferenceName(name), h)
-}
-
-func (tr *testRepo) checkout(h plumbing.Hash) {
-	tr.t.Helper()
-	if err := tr.wt.Checkout(&git.CheckoutOptions{Hash: h, Force: true}); err != nil {
-		tr.t.Fatal(err)
-	}
-}
+func newTestRepo(t *testing.T) *testRepo { return &testRepo{gittest.New(t), t} }
 
 func (tr *testRepo) check(o GitOptions) *GitResult {
 	tr.t.Helper()
-	repo, err := source.OpenRepo(tr.dir)
+	repo, err := source.OpenRepo(tr.Dir)
 	if err != nil {
 		tr.t.Fatal(err)
 	}
@@ -138,13 +71,13 @@ func assertFindings(t *testing.T, res *GitResult, want string) {
 // field-removed, on the removed line of the old file.
 func TestGitMoveAndRemoveField(t *testing.T) {
 	tr := newTestRepo(t)
-	tr.write("config/crd/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
-	tr.write("README.md", []byte("hello\n"))
-	main := tr.commit("base")
-	tr.branch("main", main)
-	tr.remove("config/crd/widgets.yaml")
-	tr.write("deploy/crds/widget-crd.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
-	tr.commit("move and remove a field")
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+	tr.Write("README.md", []byte("hello\n"))
+	main := tr.Commit("base")
+	tr.Branch("main", main)
+	tr.Remove("config/crd/widgets.yaml")
+	tr.Write("deploy/crds/widget-crd.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
+	tr.Commit("move and remove a field")
 	res := tr.check(GitOptions{Base: "main"})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n")
 	if !res.Diff.Contains("config/crd/widgets.yaml", 32, false) {
@@ -157,12 +90,12 @@ func TestGitMultiDocumentSplit(t *testing.T) {
 	widgetsOld := caseFile(t, "enum-value-removed/basic/old.yaml")
 	widgetsNew := caseFile(t, "enum-value-removed/basic/new.yaml")
 	gadgets := bytes.ReplaceAll(bytes.ReplaceAll(caseFile(t, "field-added/basic/old.yaml"), []byte("widget"), []byte("gadget")), []byte("Widget"), []byte("Gadget"))
-	tr.write("crds.yaml", append(append(append([]byte{}, widgetsOld...), "---\n"...), gadgets...))
-	tr.branch("main", tr.commit("both CRDs in one file"))
-	tr.remove("crds.yaml")
-	tr.write("crds/widgets.yaml", widgetsNew)
-	tr.write("crds/gadgets.yaml", gadgets)
-	tr.commit("split")
+	tr.Write("crds.yaml", append(append(append([]byte{}, widgetsOld...), "---\n"...), gadgets...))
+	tr.Branch("main", tr.Commit("both CRDs in one file"))
+	tr.Remove("crds.yaml")
+	tr.Write("crds/widgets.yaml", widgetsNew)
+	tr.Write("crds/gadgets.yaml", gadgets)
+	tr.Commit("split")
 	res := tr.check(GitOptions{Base: "main"})
 	assertFindings(t, res, "enum-value-removed widgets.example.com v1 .spec.name crds.yaml:36 base\n")
 	if res.CRDs != 2 {
@@ -172,16 +105,16 @@ func TestGitMultiDocumentSplit(t *testing.T) {
 
 func TestGitDeletedCRDAndOddFiles(t *testing.T) {
 	tr := newTestRepo(t)
-	tr.write("crds/widgets.yaml", caseFile(t, "crd-removed/basic/old.yaml"))
-	tr.write("vendor/other/crd.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
-	tr.branch("main", tr.commit("base"))
-	tr.remove("crds/widgets.yaml")
+	tr.Write("crds/widgets.yaml", caseFile(t, "crd-removed/basic/old.yaml"))
+	tr.Write("vendor/other/crd.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+	tr.Branch("main", tr.Commit("base"))
+	tr.Remove("crds/widgets.yaml")
 	// A Helm template of a CRD, a binary file named .yaml and a broken vendored CRD: none of
 	// them may produce a finding (the vendored folder is excluded by config).
-	tr.write("chart/templates/crd.yaml", []byte("{{- if .Values.installCRDs }}\n"+string(caseFile(t, "field-added/basic/new.yaml"))+"{{- end }}\n"))
-	tr.write("assets/logo.yaml", []byte("\x89PNG\x00\x00CustomResourceDefinition"))
-	tr.write("vendor/other/crd.yaml", []byte("kind: CustomResourceDefinition\nmetadata: [broken\n"))
-	tr.commit("delete the CRD")
+	tr.Write("chart/templates/crd.yaml", []byte("{{- if .Values.installCRDs }}\n"+string(caseFile(t, "field-added/basic/new.yaml"))+"{{- end }}\n"))
+	tr.Write("assets/logo.yaml", []byte("\x89PNG\x00\x00CustomResourceDefinition"))
+	tr.Write("vendor/other/crd.yaml", []byte("kind: CustomResourceDefinition\nmetadata: [broken\n"))
+	tr.Commit("delete the CRD")
 	res := tr.check(GitOptions{Base: "main", Filter: source.Filter{Exclude: []string{"vendor/**"}}})
 	assertFindings(t, res, "crd-removed widgets.example.com   crds/widgets.yaml:4 base\n")
 	if len(res.Notices) != 1 || !strings.Contains(res.Notices[0], "chart/templates/crd.yaml:1: skipped, looks like a Helm or Go template") {
@@ -191,12 +124,12 @@ func TestGitDeletedCRDAndOddFiles(t *testing.T) {
 
 func TestGitMalformedAndOversized(t *testing.T) {
 	tr := newTestRepo(t)
-	tr.write("crds/widgets.yaml", caseFile(t, "invalid-crd/malformed-yaml/old.yaml"))
-	tr.branch("main", tr.commit("base"))
-	tr.write("crds/widgets.yaml", caseFile(t, "invalid-crd/malformed-yaml/new.yaml"))
+	tr.Write("crds/widgets.yaml", caseFile(t, "invalid-crd/malformed-yaml/old.yaml"))
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("crds/widgets.yaml", caseFile(t, "invalid-crd/malformed-yaml/new.yaml"))
 	big := append([]byte("kind: CustomResourceDefinition\n# "), bytes.Repeat([]byte("x"), source.MaxFileSize)...)
-	tr.write("crds/huge.yaml", big)
-	tr.commit("break it")
+	tr.Write("crds/huge.yaml", big)
+	tr.Commit("break it")
 	res := tr.check(GitOptions{Base: "main"})
 	assertFindings(t, res, "invalid-crd    crds/huge.yaml:1 head\ninvalid-crd widgets.example.com   crds/widgets.yaml:7 head\n")
 }
@@ -204,10 +137,10 @@ func TestGitMalformedAndOversized(t *testing.T) {
 // A changed file that defines a CRD some unchanged file defines too is a duplicate.
 func TestGitDuplicateInUnchangedFile(t *testing.T) {
 	tr := newTestRepo(t)
-	tr.write("config/crd/widgets.yaml", caseFile(t, "field-added/basic/old.yaml"))
-	tr.branch("main", tr.commit("base"))
-	tr.write("charts/crds/widgets.yaml", caseFile(t, "field-added/basic/new.yaml"))
-	tr.commit("copy the CRD into a chart")
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "field-added/basic/old.yaml"))
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("charts/crds/widgets.yaml", caseFile(t, "field-added/basic/new.yaml"))
+	tr.Commit("copy the CRD into a chart")
 	res := tr.check(GitOptions{Base: "main"})
 	// The finding sits on the copy the change adds, and names the file that had it already.
 	assertFindings(t, res, "duplicate-crd widgets.example.com   charts/crds/widgets.yaml:4 head\n")
@@ -221,13 +154,13 @@ func TestGitDuplicateInUnchangedFile(t *testing.T) {
 // The base branch moved on after the PR branched off: its later change is not the PR's.
 func TestGitComparesWithMergeBase(t *testing.T) {
 	tr := newTestRepo(t)
-	tr.write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
-	fork := tr.commit("base")
-	tr.write("crds/widgets.yaml", caseFile(t, "field-added/basic/new.yaml")) // main adds .spec.color
-	tr.branch("main", tr.commit("main moves on"))
-	tr.checkout(fork)
-	tr.write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
-	tr.branch("pr", tr.commit("pr removes .spec.name"))
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+	fork := tr.Commit("base")
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-added/basic/new.yaml")) // main adds .spec.color
+	tr.Branch("main", tr.Commit("main moves on"))
+	tr.Checkout(fork)
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
+	tr.Branch("pr", tr.Commit("pr removes .spec.name"))
 	res := tr.check(GitOptions{Base: "main", Head: "pr"})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.name crds/widgets.yaml:32 base\n")
 	if res.MergeBase != fork.String() {
@@ -239,14 +172,14 @@ func TestGitComparesWithMergeBase(t *testing.T) {
 func TestGitBaselines(t *testing.T) {
 	tr := newTestRepo(t)
 	v1 := caseFile(t, "stored-version-removed/storage-version/old.yaml") // v1beta1 stored
-	tr.write("crds/widgets.yaml", v1)
-	tr.ref(plumbing.NewTagReferenceName("v1.0.0"), tr.commit("release 1"))
+	tr.Write("crds/widgets.yaml", v1)
+	tr.Tag("v1.0.0", tr.Commit("release 1"))
 	v2 := caseFile(t, "storage-version-changed/basic/new.yaml") // v1 stored, v1beta1 served
-	tr.write("crds/widgets.yaml", v2)
-	tr.ref(plumbing.NewTagReferenceName("v2.0.0"), tr.commit("release 2"))
-	tr.branch("main", tr.commit("main"))
-	tr.write("crds/widgets.yaml", caseFile(t, "stored-version-removed/storage-version/new.yaml")) // v1beta1 gone
-	tr.commit("drop v1beta1")
+	tr.Write("crds/widgets.yaml", v2)
+	tr.Tag("v2.0.0", tr.Commit("release 2"))
+	tr.Branch("main", tr.Commit("main"))
+	tr.Write("crds/widgets.yaml", caseFile(t, "stored-version-removed/storage-version/new.yaml")) // v1beta1 gone
+	tr.Commit("drop v1beta1")
 	res := tr.check(GitOptions{Base: "main", Baselines: []string{"v1.0.0", "v2.0.0"}})
 	assertFindings(t, res, "stored-version-removed widgets.example.com v1beta1  crds/widgets.yaml:18 base\n"+
 		"storage-version-changed widgets.example.com v1  crds/widgets.yaml:20 head baseline=v1.0.0\n")
@@ -257,12 +190,12 @@ func TestGitBaselines(t *testing.T) {
 
 func TestGitBaselineFindingsAreMarked(t *testing.T) {
 	tr := newTestRepo(t)
-	tr.write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
-	tr.ref(plumbing.NewTagReferenceName("v1.0.0"), tr.commit("release"))
-	tr.write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml")) // already on main
-	tr.branch("main", tr.commit("main removes .spec.name"))
-	tr.write("crds/widgets.yaml", caseFile(t, "max-added/max-length/new.yaml")) // PR brings .spec.name back with a maxLength
-	tr.commit("pr")
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+	tr.Tag("v1.0.0", tr.Commit("release"))
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml")) // already on main
+	tr.Branch("main", tr.Commit("main removes .spec.name"))
+	tr.Write("crds/widgets.yaml", caseFile(t, "max-added/max-length/new.yaml")) // PR brings .spec.name back with a maxLength
+	tr.Commit("pr")
 	res := tr.check(GitOptions{Base: "main", Baselines: []string{"v1.0.0"}})
 	assertFindings(t, res, "max-added widgets.example.com v1 .spec.name crds/widgets.yaml:34 head baseline=v1.0.0\n")
 }
@@ -275,15 +208,15 @@ func TestGitShallowCloneFetchesBase(t *testing.T) {
 		}
 	}
 	tr := newTestRepo(t)
-	tr.write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
-	base := tr.commit("base")
-	tr.branch("main", base)
-	tr.write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
-	head := tr.commit("pr")
-	tr.branch("pr", head)
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+	base := tr.Commit("base")
+	tr.Branch("main", base)
+	tr.Write("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
+	head := tr.Commit("pr")
+	tr.Branch("pr", head)
 
 	origin := filepath.Join(t.TempDir(), "origin.git")
-	if _, err := git.PlainClone(origin, true, &git.CloneOptions{URL: tr.dir, Mirror: true}); err != nil {
+	if _, err := git.PlainClone(origin, true, &git.CloneOptions{URL: tr.Dir, Mirror: true}); err != nil {
 		t.Fatal(err)
 	}
 	allowSHA(t, origin)

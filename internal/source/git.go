@@ -321,9 +321,5 @@ func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer rd.Close()
-	data, err := io.ReadAll(io.LimitReader(rd, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return data, nil
+	return readCapped(path, rd)
 }
