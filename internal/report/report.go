@@ -21,7 +21,7 @@ type Report struct {
 }
 
 // Formats lists the output formats Write accepts.
-var Formats = []string{"text", "json", "markdown"}
+var Formats = []string{"text", "json", "markdown", "github"}
 
 // Write renders r in the named format.
 func Write(w io.Writer, format string, r Report) error {
@@ -32,8 +32,10 @@ func Write(w io.Writer, format string, r Report) error {
 		return JSON(w, r)
 	case "markdown":
 		return Markdown(w, r)
+	case "github":
+		return Workflow(w, r)
 	}
-	return fmt.Errorf("unknown format %q (allowed: text, json, markdown)", format)
+	return fmt.Errorf("unknown format %q (allowed: text, json, markdown, github)", format)
 }
 
 // Summary counts findings by severity.

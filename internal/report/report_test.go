@@ -53,7 +53,7 @@ func TestFormatsGolden(t *testing.T) {
 		if err := Write(&buf, format, hostile()); err != nil {
 			t.Fatal(err)
 		}
-		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md"}[format]
+		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md", "github": "github.txt"}[format]
 		golden(t, "hostile."+ext, buf.Bytes())
 	}
 }
@@ -81,8 +81,18 @@ func TestTextIsPlain(t *testing.T) {
 	if err := Text(&buf, hostile()); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(buf.String(), "\x1b") {
-		t.Error("terminal escape sequence reached the text output")
+	var wf bytes.Buffer
+	if err := Workflow(&wf, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String()+wf.String(), "\x1b") {
+		t.Error("terminal escape sequence reached the text or workflow-command output")
+	}
+	// A newline in CRD text must not start a new workflow command.
+	for _, line := range strings.Split(strings.TrimSpace(wf.String()), "\n") {
+		if !strings.HasPrefix(line, "::error ") && !strings.HasPrefix(line, "::warning ") && !strings.HasPrefix(line, "crdguard: ") {
+			t.Errorf("unexpected workflow output line %q", line)
+		}
 	}
 	if strings.Contains(buf.String(), "field-added") {
 		t.Error("text output shows info findings")

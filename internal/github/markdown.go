@@ -1,0 +1,199 @@
+package github
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/report"
+)
+
+// GitHub's limits on text (GITHUB.md): check run summary and text 65,535 bytes, titles 255,
+// comment and review bodies 65,536 characters. Bodies are kept well inside them.
+const (
+	MaxSummaryBytes  = 65535
+	MaxTitleBytes    = 255
+	MaxBodyChars     = 65536
+	maxMessageBytes  = 4096
+	maxValueRunes    = 200
+	DefaultDocsURL   = "https://github.com/crdguard/crdguard/blob/main/docs/rules.md"
+	fingerprintLabel = "crdguard:fp="
+)
+
+var fingerprintRE = regexp.MustCompile(`<!-- ` + fingerprintLabel + `([0-9a-f]{16}) -->`)
+
+// Fingerprint identifies a finding across runs: rule, CRD, version, path and baseline, never the
+// line, so a finding that moves is not posted again.
+func Fingerprint(f *finding.Finding) string {
+	sum := sha256.Sum256([]byte(f.Key() + "\x00" + f.Baseline))
+	return hex.EncodeToString(sum[:8])
+}
+
+func marker(fp string) string { return "<!-- " + fingerprintLabel + fp + " -->" }
+
+// fingerprints returns every fingerprint marker in a body.
+func fingerprints(body string) []string {
+	var out []string
+	for _, m := range fingerprintRE.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// CommentBody is one finding as a review comment: rule, what changed, why it breaks and what to
+// do (the message), before → after, a link to the rule's doc, and the hidden fingerprint.
+func CommentBody(f *finding.Finding, docsURL string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**crdguard** %s `%s`", severityWord(f.Severity), f.Rule)
+	if where := location(f); where != "" {
+		fmt.Fprintf(&b, " · %s", where)
+	}
+	b.WriteString("\n\n")
+	b.WriteString(report.Escape(truncate(f.Message, maxMessageBytes)))
+	if ba := beforeAfter(f); ba != "" {
+		fmt.Fprintf(&b, "\n\n**Before → after:** %s", ba)
+	}
+	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(Fingerprint(f)))
+	return b.String()
+}
+
+func severityWord(s finding.Severity) string {
+	switch s {
+	case finding.Error:
+		return "error"
+	case finding.Warning:
+		return "warning"
+	}
+	return "info"
+}
+
+// location is "CRD version path", escaped.
+func location(f *finding.Finding) string {
+	parts := []string{}
+	for _, p := range []string{f.CRD, f.Version, f.Path} {
+		if p != "" {
+			parts = append(parts, report.Escape(p))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func beforeAfter(f *finding.Finding) string {
+	if f.Before == nil && f.After == nil {
+		return ""
+	}
+	val := func(b []byte) string {
+		if b == nil {
+			return "null"
+		}
+		return report.Escape(truncateRunes(string(b), maxValueRunes))
+	}
+	return val(f.Before) + " → " + val(f.After)
+}
+
+// Summary is the check run's (and the step summary's) Markdown: counts, one table per CRD, the
+// messages in collapsible details, within MaxSummaryBytes; what does not fit is counted in a
+// last line that points at the full report.
+func Summary(fs []finding.Finding, crds int, headline string) string {
+	shown := make([]finding.Finding, 0, len(fs))
+	errors, warnings, infos := 0, 0, 0
+	for _, f := range fs {
+		switch f.Severity {
+		case finding.Error:
+			errors++
+		case finding.Warning:
+			warnings++
+		default:
+			infos++
+			continue
+		}
+		shown = append(shown, f)
+	}
+	sort.SliceStable(shown, func(i, j int) bool {
+		if shown[i].CRD != shown[j].CRD {
+			return shown[i].CRD < shown[j].CRD
+		}
+		return finding.Less(&shown[i], &shown[j])
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "## crdguard: %d error%s, %d warning%s, %d safe change%s (%d CRD%s compared)\n\n",
+		errors, plural(errors), warnings, plural(warnings), infos, plural(infos), crds, plural(crds))
+	if headline != "" {
+		b.WriteString(headline + "\n\n")
+	}
+	if len(shown) == 0 {
+		b.WriteString("No breaking CRD changes found.\n")
+		return b.String()
+	}
+	const reserve = 200 // room for the "N more findings" line
+	for start := 0; start < len(shown); {
+		end := start
+		for end < len(shown) && shown[end].CRD == shown[start].CRD {
+			end++
+		}
+		head := fmt.Sprintf("\n### %s\n\n| Version | Path | Rule | Severity | Before → after | Location |\n|---|---|---|---|---|---|\n", orDash(report.Escape(shown[start].CRD)))
+		const detailsOpen, detailsClose = "\n<details><summary>Why it breaks and what to do</summary>\n\n", "\n</details>\n"
+		var rows, msgs strings.Builder
+		n := start
+		for ; n < end; n++ {
+			f := &shown[n]
+			row := fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s |\n", orDash(report.Escape(f.Version)), orDash(report.Escape(f.Path)),
+				f.Rule, severityWord(f.Severity), orDash(beforeAfter(f)), report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)))
+			msg := fmt.Sprintf("- `%s` %s: %s\n", f.Rule, orDash(report.Escape(f.Path)), report.Escape(truncate(f.Message, maxMessageBytes)))
+			if b.Len()+len(head)+rows.Len()+len(row)+len(detailsOpen)+msgs.Len()+len(msg)+len(detailsClose) > MaxSummaryBytes-reserve {
+				break
+			}
+			rows.WriteString(row)
+			msgs.WriteString(msg)
+		}
+		if n > start {
+			b.WriteString(head + rows.String() + detailsOpen + msgs.String() + detailsClose)
+		}
+		if n < end {
+			left := len(shown) - n
+			fmt.Fprintf(&b, "\n**%d more finding%s** not shown here (GitHub limits this summary to 65,535 bytes): see the JSON report and the job log.\n", left, plural(left))
+			return b.String()
+		}
+		start = end
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !isRuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,252 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/report"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// MaxInlineComments keeps a review small: GitHub's secondary rate limits punish large bursts, and
+// reviewers stop reading. The rest is listed in the review body.
+const MaxInlineComments = 30
+
+// PR is the pull request a run reviews.
+type PR struct {
+	Number  int
+	HeadSHA string
+}
+
+// Publisher posts findings through the API.
+type Publisher struct {
+	API     API
+	DocsURL string
+	// Logf receives one line per thing done or given up; it never sees the token.
+	Logf func(format string, args ...any)
+}
+
+func (p *Publisher) logf(format string, args ...any) {
+	if p.Logf != nil {
+		p.Logf(format, args...)
+	}
+}
+
+func (p *Publisher) docsURL() string {
+	if p.DocsURL == "" {
+		return DefaultDocsURL
+	}
+	return p.DocsURL
+}
+
+// ReviewResult counts what a review run did.
+type ReviewResult struct {
+	Inline, FileLevel, InBody, AlreadyPosted, Deleted, KeptWithReplies int
+}
+
+type placement int
+
+const (
+	inline placement = iota
+	fileLevel
+	inBody
+)
+
+// planned is one new finding and where it goes.
+type planned struct {
+	f     *finding.Finding
+	fp    string
+	where placement
+	path  string
+	line  int
+	side  string
+}
+
+// Review posts the findings at warning or above that are not posted yet: inline where their line
+// is inside a hunk of the diff, on the file where the file changed, otherwise in the review body;
+// and deletes the action's own earlier comments that no longer apply, unless someone replied.
+// A review GitHub refuses (422) is sent again with every comment in its body, so no finding is
+// lost.
+func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, diff *source.Diff) (ReviewResult, error) {
+	var res ReviewResult
+	existing, err := p.API.ListReviewComments(ctx, pr.Number)
+	if err != nil {
+		return res, err
+	}
+	reviews, err := p.API.ListReviews(ctx, pr.Number)
+	if err != nil {
+		return res, err
+	}
+	posted := map[string]bool{}
+	ours := map[string][]Comment{}
+	replied := map[int64]bool{}
+	for _, c := range existing {
+		if c.InReplyTo != 0 {
+			replied[c.InReplyTo] = true
+		}
+		for _, fp := range fingerprints(c.Body) {
+			posted[fp] = true
+			ours[fp] = append(ours[fp], c)
+		}
+	}
+	for _, r := range reviews {
+		for _, fp := range fingerprints(r.Body) {
+			posted[fp] = true
+		}
+	}
+
+	current := map[string]bool{}
+	var plan []planned
+	for i := range fs {
+		f := &fs[i]
+		if f.Severity < finding.Warning {
+			continue
+		}
+		fp := Fingerprint(f)
+		if current[fp] {
+			continue
+		}
+		current[fp] = true
+		if posted[fp] {
+			res.AlreadyPosted++
+			continue
+		}
+		plan = append(plan, place(f, fp, diff))
+	}
+	nInline := 0
+	for i := range plan {
+		if plan[i].where == inline {
+			if nInline++; nInline > MaxInlineComments {
+				plan[i].where = inBody
+			}
+		}
+	}
+
+	// File-level comments go one at a time (GitHub asks for serial writes); one GitHub refuses
+	// moves to the review body.
+	for i := range plan {
+		pl := &plan[i]
+		if pl.where != fileLevel {
+			continue
+		}
+		if err := p.API.CreateFileComment(ctx, pr.Number, pr.HeadSHA, pl.path, CommentBody(pl.f, p.docsURL())); err != nil {
+			if IsForbidden(err) {
+				return res, err
+			}
+			p.logf("file comment on %s refused, listing it in the review body: %v", pl.path, err)
+			pl.where = inBody
+			continue
+		}
+		res.FileLevel++
+	}
+	if err := p.submit(ctx, pr, plan, &res); err != nil {
+		return res, err
+	}
+	for fp, cs := range ours {
+		if current[fp] {
+			continue
+		}
+		for _, c := range cs {
+			if replied[c.ID] {
+				res.KeptWithReplies++
+				continue
+			}
+			if err := p.API.DeleteReviewComment(ctx, c.ID); err != nil {
+				p.logf("could not delete outdated comment %d: %v", c.ID, err)
+				continue
+			}
+			res.Deleted++
+		}
+	}
+	return res, nil
+}
+
+// submit creates the review for the inline and body findings of the plan, if there are any.
+func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *ReviewResult) error {
+	var comments []Comment
+	var body []*planned
+	for i := range plan {
+		switch plan[i].where {
+		case inline:
+			pl := &plan[i]
+			comments = append(comments, Comment{Path: pl.path, Line: pl.line, Side: pl.side, Body: CommentBody(pl.f, p.docsURL())})
+		case inBody:
+			body = append(body, &plan[i])
+		}
+	}
+	if len(comments) == 0 && len(body) == 0 {
+		return nil
+	}
+	err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, len(comments), p.docsURL()), comments)
+	if err == nil {
+		res.Inline, res.InBody = len(comments), len(body)
+		return nil
+	}
+	if !IsUnprocessable(err) {
+		return err
+	}
+	// One comment GitHub does not accept fails the whole review: put them all in the body.
+	p.logf("GitHub refused the review (%v); posting every finding in the review body instead", err)
+	for i := range plan {
+		if plan[i].where == inline {
+			body = append(body, &plan[i])
+		}
+	}
+	if err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, 0, p.docsURL()), nil); err != nil {
+		return err
+	}
+	res.InBody = len(body)
+	return nil
+}
+
+// place decides where a new finding goes. Base-side findings (removals) are commented on the
+// LEFT side of the file's new path (or its old one when the file was deleted).
+func place(f *finding.Finding, fp string, diff *source.Diff) planned {
+	pl := planned{f: f, fp: fp, where: inBody}
+	if diff == nil {
+		return pl
+	}
+	head := f.Location.Side != finding.Base
+	fd, changed := diff.File(f.Location.File, head)
+	if !changed {
+		return pl
+	}
+	pl.path, pl.where = fd.To, fileLevel
+	if pl.path == "" {
+		pl.path = fd.From
+	}
+	if diff.Contains(f.Location.File, f.Location.Line, head) {
+		pl.where, pl.line, pl.side = inline, f.Location.Line, "RIGHT"
+		if !head {
+			pl.side = "LEFT"
+		}
+	}
+	return pl
+}
+
+// reviewBody introduces the review and lists the findings that have no inline comment, each
+// with its fingerprint, within GitHub's body limit.
+func reviewBody(items []*planned, inlineCount int, docsURL string) string {
+	var b strings.Builder
+	n := len(items) + inlineCount
+	fmt.Fprintf(&b, "**crdguard** found %d CRD change%s that can break stored objects or clients.", n, plural(n))
+	if inlineCount > 0 {
+		fmt.Fprintf(&b, " %d %s commented inline.", inlineCount, map[bool]string{true: "is", false: "are"}[inlineCount == 1])
+	}
+	b.WriteString(" The check run has the full report.\n")
+	const reserve = 300
+	for i, pl := range items {
+		f := pl.f
+		line := fmt.Sprintf("\n- **%s** `%s` %s (%s): %s [doc](%s#%s) %s", severityWord(f.Severity), f.Rule, location(f),
+			report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), report.Escape(truncate(f.Message, maxMessageBytes)),
+			docsURL, f.Rule, marker(pl.fp))
+		if len([]rune(b.String()))+len([]rune(line)) > MaxBodyChars-reserve {
+			fmt.Fprintf(&b, "\n\n%d more not listed here: see the check run.", len(items)-i)
+			break
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
