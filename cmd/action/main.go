@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crdguard/crdguard/internal/action"
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/policy"
@@ -37,11 +39,13 @@ Usage:
                                   compare two commits of a git repository: head against its
                                   merge base with base, as a pull request shows it
   crdguard rules [--format F]     list every rule with its default severity and doc
+  crdguard action                 run as a GitHub Action (the default when GITHUB_ACTIONS=true):
+                                  inputs and the event come from the INPUT_* and GITHUB_* variables
 
 Flags for diff and check:
   --config FILE      configuration (default: .crdguard.yaml in the working directory for
                      diff, at the repository root for check, if present)
-  --format FORMAT    text (default), json or markdown
+  --format FORMAT    text (default), json, markdown or github (workflow commands)
   --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
@@ -53,7 +57,11 @@ Examples:
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if len(args) == 0 && os.Getenv("GITHUB_ACTIONS") == "true" {
+		args = []string{"action"}
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
 }
 
 // run is the whole program behind main, so tests can drive it.
@@ -67,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runDiff(args[1:], stdout, stderr)
 	case "check":
 		return runCheck(args[1:], stdout, stderr)
+	case "action":
+		return action.Run(context.Background(), action.Options{Stdout: stdout})
 	case "rules":
 		return runRules(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

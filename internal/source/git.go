@@ -144,7 +144,8 @@ type Diff struct {
 	byFrom map[string]int
 }
 
-func (d *Diff) add(f FileDiff) {
+// Add records one changed file.
+func (d *Diff) Add(f FileDiff) {
 	if d.byTo == nil {
 		d.byTo, d.byFrom = map[string]int{}, map[string]int{}
 	}
@@ -237,7 +238,7 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 		if crd.MentionsCRD(oldData) || crd.MentionsCRD(newData) {
 			fd.Hunks = Hunks(oldData, newData) // only files that can carry findings need them
 		}
-		cmp.Diff.add(fd)
+		cmp.Diff.Add(fd)
 	}
 	delete(changed, "")
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
@@ -322,4 +323,33 @@ func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
 	}
 	defer rd.Close()
 	return readCapped(path, rd)
+}
+
+// HeadPosition maps a line of a file in the base commit to the nearest line of the same file in
+// head, for annotations, which can only point at head: exact outside hunks and in their context
+// lines, where the line was for removed lines. It returns the head path and line, or
+// false when the file is gone from head.
+func (d *Diff) HeadPosition(basePath string, line int) (string, int, bool) {
+	f, ok := d.File(basePath, false)
+	if !ok {
+		return basePath, line, true // unchanged file: same path, same line
+	}
+	if f.To == "" {
+		return "", 0, false
+	}
+	offset := 0
+	for _, h := range f.Hunks {
+		switch {
+		case line < h.OldStart:
+			return f.To, max(line+offset, 1), true
+		case line < h.OldStart+h.OldLines:
+			if oldEnd := h.OldStart + h.OldLines - 1; oldEnd-line < Context && h.NewLines > 0 {
+				// Trailing context lines are the same lines on both sides: count from the end.
+				return f.To, max(h.NewStart+h.NewLines-1-(oldEnd-line), 1), true
+			}
+			return f.To, max(h.NewStart+min(line-h.OldStart, max(h.NewLines-1, 0)), 1), true
+		}
+		offset += h.NewLines - h.OldLines
+	}
+	return f.To, max(line+offset, 1), true
 }

@@ -149,3 +149,30 @@ func TestHunksMatchGit(t *testing.T) {
 		t.Errorf("%d pairs differ from git", differ)
 	}
 }
+
+func TestHeadPosition(t *testing.T) {
+	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\n")
+	new := []byte("a\nb\nc\nd\ne\ng\nh\ni\nj\nk\nX\nY\nl\nm\nn\n") // f removed, X Y added
+	d := &Diff{}
+	d.Add(FileDiff{From: "old.yaml", To: "new.yaml", Hunks: Hunks(old, new)})
+	d.Add(FileDiff{From: "gone.yaml"})
+	for _, tc := range []struct {
+		path       string
+		line       int
+		wantPath   string
+		wantLine   int
+		wantExists bool
+	}{
+		{"old.yaml", 1, "new.yaml", 1, true},
+		{"old.yaml", 6, "new.yaml", 6, true},     // the removed line f: where it was
+		{"old.yaml", 13, "new.yaml", 14, true},   // l moved down by one (−1 +2)
+		{"old.yaml", 14, "new.yaml", 15, true},   // after the last hunk
+		{"other.yaml", 9, "other.yaml", 9, true}, // not in the diff: unchanged
+		{"gone.yaml", 3, "", 0, false},
+	} {
+		p, l, ok := d.HeadPosition(tc.path, tc.line)
+		if p != tc.wantPath || l != tc.wantLine || ok != tc.wantExists {
+			t.Errorf("HeadPosition(%s, %d) = %s, %d, %v; want %s, %d, %v", tc.path, tc.line, p, l, ok, tc.wantPath, tc.wantLine, tc.wantExists)
+		}
+	}
+}

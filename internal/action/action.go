@@ -1,0 +1,431 @@
+// Package action runs crdguard as a GitHub Action: it reads the event and the inputs, compares
+// the pull request's commits in git mode, and reports through a review, a check run, workflow
+// commands, the step summary and the outputs. Every finding reaches at least one of them even
+// when GitHub refuses a request.
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/github"
+	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/report"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// ReportFile is the JSON report written into the workspace (the `report` output).
+const ReportFile = "crdguard-report.json"
+
+// Exit codes, as for the CLI.
+const (
+	ExitOK       = 0
+	ExitFindings = 1
+	ExitTool     = 2
+)
+
+// Options are the action's surroundings; tests replace them.
+type Options struct {
+	// Getenv reads the environment (GITHUB_*, INPUT_*).
+	Getenv func(string) string
+	// Stdout receives the log and workflow commands.
+	Stdout io.Writer
+	// Transport sends API requests (http.DefaultTransport when nil); retries wrap it.
+	Transport http.RoundTripper
+	// Sleep waits between retries (github.RealSleep when nil).
+	Sleep github.Sleeper
+}
+
+// inputs are the action.yml inputs.
+type inputs struct {
+	token, config, failOn, comment, checkName string
+	paths, baselines                          []string
+	checkRun                                  bool
+}
+
+func readInputs(gha *githubactions.Action) (inputs, error) {
+	in := inputs{
+		token: gha.GetInput("github-token"), config: gha.GetInput("config"),
+		failOn: orDefault(gha.GetInput("fail-on"), "error"), comment: orDefault(gha.GetInput("comment"), "review"),
+		checkName: orDefault(gha.GetInput("check-name"), "crdguard"),
+		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
+	}
+	if !slices.Contains([]string{"error", "warning", "never"}, in.failOn) {
+		return in, fmt.Errorf("input fail-on: %q is not allowed (allowed: error, warning, never)", in.failOn)
+	}
+	if !slices.Contains([]string{"review", "annotations", "off"}, in.comment) {
+		return in, fmt.Errorf("input comment: %q is not allowed (allowed: review, annotations, off)", in.comment)
+	}
+	switch v := orDefault(gha.GetInput("check-run"), "true"); v {
+	case "true":
+		in.checkRun = true
+	case "false":
+	default:
+		return in, fmt.Errorf("input check-run: %q is not allowed (allowed: true, false)", v)
+	}
+	return in, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// list splits an input on newlines and commas.
+func list(v string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == '\n' || r == ',' }) {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// event is what crdguard reads of the webhook payload.
+type event struct {
+	PullRequest *struct {
+		Number int `json:"number"`
+		Base   struct {
+			SHA string `json:"sha"`
+		} `json:"base"`
+		Head struct {
+			SHA  string `json:"sha"`
+			Repo struct {
+				Fork bool `json:"fork"`
+			} `json:"repo"`
+		} `json:"head"`
+		Labels []struct {
+			Name string `json:"name"`
+		} `json:"labels"`
+	} `json:"pull_request"`
+	Before string `json:"before"`
+	After  string `json:"after"`
+}
+
+// target is what one run compares and where it reports.
+type target struct {
+	pr               int // 0 for a push
+	base, head       string
+	labels           []string
+	fork             bool
+	nothingToCompare string // set when there is nothing to do, with the reason
+}
+
+func readEvent(name, path string) (target, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return target{}, fmt.Errorf("reading the event (GITHUB_EVENT_PATH): %w", err)
+	}
+	var ev event
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return target{}, fmt.Errorf("event %s: %w", path, err)
+	}
+	switch name {
+	case "pull_request", "pull_request_target":
+		pr := ev.PullRequest
+		if pr == nil || pr.Base.SHA == "" || pr.Head.SHA == "" {
+			return target{}, fmt.Errorf("%s event without pull_request.base.sha and head.sha", name)
+		}
+		t := target{pr: pr.Number, base: pr.Base.SHA, head: pr.Head.SHA, fork: pr.Head.Repo.Fork}
+		for _, l := range pr.Labels {
+			t.labels = append(t.labels, l.Name)
+		}
+		return t, nil
+	case "push":
+		t := target{base: ev.Before, head: ev.After}
+		if strings.Trim(ev.Before, "0") == "" {
+			t.nothingToCompare = "a new branch was pushed: there is no earlier commit to compare with"
+		}
+		return t, nil
+	}
+	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target or push)", name)
+}
+
+// run holds one run's state.
+type run struct {
+	o      Options
+	gha    *githubactions.Action
+	out    io.Writer
+	in     inputs
+	target target
+	// fallback is set when GitHub refused the token: workflow commands carry the findings.
+	fallback bool
+}
+
+func (r *run) logf(format string, args ...any) {
+	fmt.Fprintf(r.out, "crdguard: "+format+"\n", args...)
+}
+
+// Run is the whole action; it returns the process exit code.
+func Run(ctx context.Context, o Options) int {
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	r := &run{o: o, out: o.Stdout}
+	r.gha = githubactions.New(githubactions.WithGetenv(o.Getenv), githubactions.WithWriter(o.Stdout))
+	code, err := r.run(ctx)
+	if err != nil {
+		r.gha.Errorf("crdguard could not run: %s", err)
+		return ExitTool
+	}
+	return code
+}
+
+func (r *run) run(ctx context.Context) (int, error) {
+	getenv := r.o.Getenv
+	in, err := readInputs(r.gha)
+	if err != nil {
+		return 0, err
+	}
+	r.in = in
+	if in.token != "" {
+		r.gha.AddMask(in.token)
+	}
+	r.target, err = readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH"))
+	if err != nil {
+		return 0, err
+	}
+	workspace := orDefault(getenv("GITHUB_WORKSPACE"), ".")
+	cfg, err := loadConfig(workspace, in.config)
+	if err != nil {
+		return 0, err
+	}
+	if len(in.paths) > 0 {
+		cfg.Paths = in.paths
+	}
+	filter := source.Filter{Paths: cfg.Paths, Exclude: cfg.Exclude}
+	if err := filter.Validate(); err != nil {
+		return 0, fmt.Errorf("paths: %w", err)
+	}
+	if r.target.nothingToCompare != "" {
+		r.logf("%s", r.target.nothingToCompare)
+		r.outputs(workspace, nil, "pass")
+		return ExitOK, nil
+	}
+
+	pub, checkID := r.startCheck(ctx)
+	repo, err := source.OpenRepo(workspace)
+	if err != nil {
+		return 0, r.abortCheck(ctx, pub, checkID, err)
+	}
+	repo.Token = in.token
+	res, err := check.Git(repo, check.GitOptions{
+		Base: r.target.base, Head: r.target.head, Filter: filter,
+		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
+	})
+	if err != nil {
+		return 0, r.abortCheck(ctx, pub, checkID, err)
+	}
+	for _, n := range res.Notices {
+		r.gha.Noticef("%s", n)
+	}
+	out := cfg.Apply(res.Findings)
+	findings := out.Findings
+	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
+
+	fails := failing(findings, in.failOn)
+	acknowledged := fails && slices.Contains(r.target.labels, cfg.AcknowledgeLabel)
+	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
+	summary := github.Summary(findings, res.CRDs, headline)
+	display := OnHead(findings, res.Diff)
+
+	if in.comment == "review" && r.target.pr != 0 && pub != nil && !r.fallback {
+		rr, err := pub.Review(ctx, github.PR{Number: r.target.pr, HeadSHA: r.target.head}, findings, res.Diff)
+		switch {
+		case github.IsForbidden(err):
+			r.refused("posting the review", err)
+		case err != nil:
+			r.logf("the review could not be posted (%v); the findings are in the check run, the annotations and the step summary", err)
+			r.fallback = true
+		default:
+			r.logf("review: %d inline, %d on files, %d in the body, %d already posted, %d outdated deleted, %d kept (replied to)",
+				rr.Inline, rr.FileLevel, rr.InBody, rr.AlreadyPosted, rr.Deleted, rr.KeptWithReplies)
+		}
+	}
+	if checkID != 0 {
+		if err := pub.FinishCheck(ctx, checkID, conclusion, title, summary, github.Annotations(display)); err != nil {
+			if github.IsForbidden(err) {
+				r.refused("completing the check run", err)
+			} else {
+				r.logf("the check run could not be completed: %v", err)
+				r.fallback = true
+			}
+		}
+	}
+	if in.comment == "annotations" || r.fallback {
+		if err := report.Workflow(r.out, report.Report{Findings: display, CRDs: res.CRDs}); err != nil {
+			return 0, err
+		}
+	}
+	result := "pass"
+	if fails && !acknowledged {
+		result = "fail"
+	}
+	if getenv("GITHUB_STEP_SUMMARY") != "" {
+		r.gha.AddStepSummary(summary)
+	}
+	r.outputs(workspace, &rep, result)
+	r.logf("%s", title)
+	if result == "fail" {
+		return ExitFindings, nil
+	}
+	return ExitOK, nil
+}
+
+// startCheck creates the in-progress check run; a token that may not (forks, PATs) switches the
+// run to workflow-command annotations.
+func (r *run) startCheck(ctx context.Context) (*github.Publisher, int64) {
+	getenv := r.o.Getenv
+	transport := github.NewRetrying(r.o.Transport, r.o.Sleep)
+	api, err := github.NewREST(orDefault(getenv("GITHUB_API_URL"), "https://api.github.com"), getenv("GITHUB_REPOSITORY"), r.in.token, &http.Client{Transport: transport})
+	if err != nil || r.in.token == "" {
+		if err == nil {
+			err = errors.New("no github-token")
+		}
+		r.refused("using the GitHub API", err)
+		return nil, 0
+	}
+	pub := &github.Publisher{API: api, Logf: r.logf}
+	if !r.in.checkRun {
+		return pub, 0
+	}
+	id, err := api.CreateCheckRun(ctx, r.in.checkName, r.target.head)
+	if err != nil {
+		r.refused("creating the check run", err)
+		return pub, 0
+	}
+	return pub, id
+}
+
+// abortCheck completes an open check run when the engine could not run, and returns err.
+func (r *run) abortCheck(ctx context.Context, pub *github.Publisher, id int64, err error) error {
+	if id != 0 {
+		_ = pub.FinishCheck(ctx, id, github.Failure, "crdguard could not run", "crdguard could not compare the commits:\n\n"+report.Escape(err.Error()), nil)
+	}
+	return err
+}
+
+func (r *run) refused(what string, err error) {
+	r.fallback = true
+	hint := ""
+	if r.target.fork {
+		hint = " (pull requests from forks get a read-only token)"
+	}
+	r.logf("GitHub refused %s%s: %v; findings are reported as workflow-command annotations and in the step summary", what, hint, err)
+}
+
+// outputs writes the action outputs and the JSON report; without GITHUB_OUTPUT (local runs,
+// tests) it only writes the report, since go-githubactions would panic.
+func (r *run) outputs(workspace string, rep *report.Report, result string) {
+	if rep == nil {
+		rep = &report.Report{}
+	}
+	path := filepath.Join(workspace, ReportFile)
+	var buf bytes.Buffer
+	if err := report.JSON(&buf, *rep); err == nil {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			r.logf("could not write %s: %v", path, err)
+		}
+	}
+	if r.o.Getenv("GITHUB_OUTPUT") == "" {
+		return
+	}
+	s := report.Summarize(*rep)
+	r.gha.SetOutput("result", result)
+	r.gha.SetOutput("errors", fmt.Sprint(s.Error))
+	r.gha.SetOutput("warnings", fmt.Sprint(s.Warning))
+	r.gha.SetOutput("report", path)
+}
+
+func loadConfig(workspace, input string) (*policy.Config, error) {
+	if input != "" {
+		if !filepath.IsAbs(input) {
+			input = filepath.Join(workspace, input)
+		}
+		return policy.Load(input)
+	}
+	if path := filepath.Join(workspace, policy.DefaultFile); fileExists(path) {
+		return policy.Load(path)
+	}
+	return policy.Default(), nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func failing(fs []finding.Finding, failOn string) bool {
+	at := finding.Error
+	switch failOn {
+	case "never":
+		return false
+	case "warning":
+		at = finding.Warning
+	}
+	for _, f := range fs {
+		if f.Severity >= at {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict picks the check run's conclusion and title.
+func verdict(rep report.Report, fails, acknowledged bool, label string) (conclusion, title, headline string) {
+	s := report.Summarize(rep)
+	counts := fmt.Sprintf("%d error%s, %d warning%s", s.Error, plural(s.Error), s.Warning, plural(s.Warning))
+	switch {
+	case acknowledged:
+		return github.Neutral, "Breaking CRD changes acknowledged (" + counts + ")",
+			"The pull request carries the label **" + report.Escape(label) + "**, so these findings do not fail the check."
+	case fails:
+		return github.Failure, "Breaking CRD changes: " + counts, ""
+	case s.Error+s.Warning > 0:
+		return github.Neutral, "CRD changes to review: " + counts, ""
+	}
+	return github.Success, fmt.Sprintf("No breaking CRD changes (%d CRD%s compared)", s.CRDs, plural(s.CRDs)), ""
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// OnHead returns copies of the findings located on the head commit, for annotations and
+// workflow commands, which can only point at files as they are in head: a removed line is shown
+// where it was, with the base line in the message.
+func OnHead(fs []finding.Finding, diff *source.Diff) []finding.Finding {
+	out := make([]finding.Finding, len(fs))
+	for i, f := range fs {
+		if f.Location.Side == finding.Base && diff != nil && f.Baseline == "" {
+			if path, line, ok := diff.HeadPosition(f.Location.File, f.Location.Line); ok {
+				f.Message = fmt.Sprintf("%s (removed from %s:%d)", f.Message, f.Location.File, f.Location.Line)
+				f.Location = finding.Location{File: path, Line: line, Side: finding.Head}
+			}
+		}
+		out[i] = f
+	}
+	return out
+}

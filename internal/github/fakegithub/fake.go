@@ -1,0 +1,559 @@
+// Package fakegithub is an in-process GitHub REST server for tests. It enforces the rules of
+// shared/GITHUB.md that bots trip over — an out-of-diff comment fails the whole review with 422,
+// 50 annotations per request, 65,535-byte summaries, pagination, read-only tokens, secondary rate
+// limits with Retry-After, plain 429s — and records every request body.
+package fakegithub
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+)
+
+// Lines are the line numbers of one file that a pull request's diff shows, per side.
+type Lines struct {
+	Right map[int]bool // added and context lines of head
+	Left  map[int]bool // removed and context lines of base
+}
+
+// Comment is a stored review comment.
+type Comment struct {
+	ID          int64  `json:"id"`
+	Path        string `json:"path"`
+	Line        int    `json:"line,omitempty"`
+	Side        string `json:"side,omitempty"`
+	Body        string `json:"body"`
+	InReplyTo   int64  `json:"in_reply_to_id,omitempty"`
+	SubjectType string `json:"subject_type,omitempty"`
+	ReviewID    int64  `json:"pull_request_review_id,omitempty"`
+}
+
+// Review is a stored review.
+type Review struct {
+	ID       int64  `json:"id"`
+	Body     string `json:"body"`
+	State    string `json:"state"`
+	CommitID string `json:"commit_id"`
+}
+
+// Annotation is a stored check run annotation.
+type Annotation struct {
+	Path            string `json:"path"`
+	StartLine       int    `json:"start_line"`
+	EndLine         int    `json:"end_line"`
+	AnnotationLevel string `json:"annotation_level"`
+	Title           string `json:"title"`
+	Message         string `json:"message"`
+}
+
+// CheckRun is a stored check run.
+type CheckRun struct {
+	ID          int64        `json:"id"`
+	Name        string       `json:"name"`
+	HeadSHA     string       `json:"head_sha"`
+	Status      string       `json:"status"`
+	Conclusion  string       `json:"conclusion,omitempty"`
+	Title       string       `json:"-"`
+	Summary     string       `json:"-"`
+	Annotations []Annotation `json:"-"`
+}
+
+// Request is one recorded request.
+type Request struct {
+	Method, Path string
+	Body         []byte
+	Status       int
+}
+
+// Failure is an answer injected instead of the next write.
+type Failure struct {
+	Status int
+	// RetryAfter, when set, is sent as the Retry-After header (seconds).
+	RetryAfter string
+	// Secondary marks a secondary rate limit (403 with its documentation_url).
+	Secondary bool
+}
+
+// Server is the fake. Configure its fields before the first request.
+type Server struct {
+	*httptest.Server
+	// Token is the only accepted token.
+	Token string
+	// ReadOnly makes every write answer 403 "Resource not accessible by integration", as a fork's
+	// GITHUB_TOKEN does.
+	ReadOnly bool
+	// Files are the pull request's changed files and the lines its diff shows.
+	Files map[string]*Lines
+	// Inject is consumed, one entry per write request, before the write is handled.
+	Inject []Failure
+
+	mu        sync.Mutex
+	nextID    int64
+	Comments  []*Comment
+	Reviews   []*Review
+	CheckRuns []*CheckRun
+	Requests  []Request
+	pending   bool
+}
+
+// New starts a fake server; it is closed when the test ends.
+func New(t testing.TB, token string) *Server {
+	s := &Server{Token: token, Files: map[string]*Lines{}, nextID: 1000}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.createComment)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews", s.listReviews)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/reviews", s.createReview)
+	mux.HandleFunc("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", s.deleteComment)
+	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.createCheckRun)
+	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
+	s.Server = httptest.NewServer(s.wrap(mux))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// recorder captures the status a handler wrote.
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		req.Body = io.NopCloser(strings.NewReader(string(body)))
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			s.mu.Lock()
+			s.Requests = append(s.Requests, Request{Method: req.Method, Path: req.URL.Path, Body: body, Status: rec.status})
+			s.mu.Unlock()
+		}()
+		if req.Header.Get("Authorization") != "Bearer "+s.Token {
+			writeError(rec, http.StatusUnauthorized, "Bad credentials", nil)
+			return
+		}
+		if req.Method != http.MethodGet {
+			s.mu.Lock()
+			var inj *Failure
+			if len(s.Inject) > 0 {
+				inj = &s.Inject[0]
+				s.Inject = s.Inject[1:]
+			}
+			s.mu.Unlock()
+			if inj != nil {
+				if inj.RetryAfter != "" {
+					rec.Header().Set("Retry-After", inj.RetryAfter)
+				}
+				msg, doc := "injected failure", ""
+				if inj.Secondary {
+					msg, doc = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+						"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+				}
+				writeErrorDoc(rec, inj.Status, msg, doc)
+				return
+			}
+			if s.ReadOnly {
+				writeError(rec, http.StatusForbidden, "Resource not accessible by integration", nil)
+				return
+			}
+		}
+		next.ServeHTTP(rec, req)
+	})
+}
+
+func writeError(w http.ResponseWriter, status int, msg string, errs []string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"message": msg, "errors": errs, "documentation_url": "https://docs.github.com/rest"})
+}
+
+func writeErrorDoc(w http.ResponseWriter, status int, msg, doc string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": doc})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// paginate serves one page of items with GitHub's Link header (30 a page by default, 100 at most).
+func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100)
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	page = max(page, 1)
+	start := min((page-1)*per, len(items))
+	end := min(start+per, len(items))
+	last := max((len(items)+per-1)/per, 1)
+	if page < last {
+		u := *r.URL
+		q := u.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		q.Set("per_page", strconv.Itoa(per))
+		u.RawQuery = q.Encode()
+		next := "http://" + r.Host + u.String()
+		q.Set("page", strconv.Itoa(last))
+		u.RawQuery = q.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next", <%s>; rel="last"`, next, "http://"+r.Host+u.String()))
+	}
+	writeJSON(w, http.StatusOK, items[start:end])
+}
+
+func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	items := make([]Comment, len(s.Comments))
+	for i, c := range s.Comments {
+		items[i] = *c
+	}
+	s.mu.Unlock()
+	paginate(w, r, items)
+}
+
+func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	items := make([]Review, len(s.Reviews))
+	for i, rv := range s.Reviews {
+		items[i] = *rv
+	}
+	s.mu.Unlock()
+	paginate(w, r, items)
+}
+
+const maxBody = 65536
+
+// validComment checks a review comment against the diff, as GitHub does.
+func (s *Server) validComment(path string, line int, side string) string {
+	f, ok := s.Files[path]
+	if !ok {
+		return "Path could not be resolved"
+	}
+	lines := f.Right
+	if side == "LEFT" {
+		lines = f.Left
+	} else if side != "RIGHT" {
+		return "Side must be LEFT or RIGHT"
+	}
+	if !lines[line] {
+		return "Pull request review thread line must be part of the diff"
+	}
+	return ""
+}
+
+func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		CommitID string  `json:"commit_id"`
+		Body     *string `json:"body"`
+		Event    string  `json:"event"`
+		Comments []struct {
+			Path      string `json:"path"`
+			Line      int    `json:"line"`
+			Side      string `json:"side"`
+			StartLine int    `json:"start_line"`
+			Body      string `json:"body"`
+		} `json:"comments"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON", nil)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch req.Event {
+	case "APPROVE":
+		writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"GitHub Actions is not permitted to approve pull requests."})
+		return
+	case "":
+		if s.pending {
+			writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"User can only have one pending review per pull request"})
+			return
+		}
+	}
+	body := ""
+	if req.Body != nil {
+		body = *req.Body
+	}
+	if utf8.RuneCountInString(body) > maxBody {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"body is too long (maximum is 65536 characters)"})
+		return
+	}
+	// One bad comment fails the whole review, and the error does not say which.
+	for _, c := range req.Comments {
+		if msg := s.validComment(c.Path, c.Line, c.Side); msg != "" {
+			writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{msg})
+			return
+		}
+		if c.StartLine != 0 {
+			writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"multi-line comments are not expected from crdguard"})
+			return
+		}
+		if utf8.RuneCountInString(c.Body) > maxBody {
+			writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"body is too long (maximum is 65536 characters)"})
+			return
+		}
+	}
+	s.nextID++
+	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED"}
+	if req.Event == "" {
+		rv.State, s.pending = "PENDING", true
+	}
+	s.Reviews = append(s.Reviews, rv)
+	for _, c := range req.Comments {
+		s.nextID++
+		s.Comments = append(s.Comments, &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, Side: c.Side, Body: c.Body, ReviewID: rv.ID, SubjectType: "line"})
+	}
+	writeJSON(w, http.StatusOK, rv)
+}
+
+func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Body        string `json:"body"`
+		Path        string `json:"path"`
+		CommitID    string `json:"commit_id"`
+		SubjectType string `json:"subject_type"`
+		Line        int    `json:"line"`
+		Side        string `json:"side"`
+		InReplyTo   int64  `json:"in_reply_to"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON", nil)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if utf8.RuneCountInString(req.Body) > maxBody {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"body is too long (maximum is 65536 characters)"})
+		return
+	}
+	c := &Comment{Path: req.Path, Body: req.Body, InReplyTo: req.InReplyTo}
+	switch {
+	case req.InReplyTo != 0:
+	case req.SubjectType == "file":
+		if _, ok := s.Files[req.Path]; !ok {
+			writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"Path could not be resolved"})
+			return
+		}
+		c.SubjectType = "file"
+	default:
+		if msg := s.validComment(req.Path, req.Line, req.Side); msg != "" {
+			writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{msg})
+			return
+		}
+		c.Line, c.Side, c.SubjectType = req.Line, req.Side, "line"
+	}
+	s.nextID++
+	c.ID = s.nextID
+	s.Comments = append(s.Comments, c)
+	writeJSON(w, http.StatusCreated, c)
+}
+
+// AddComment stores a comment as if posted earlier.
+func (s *Server) AddComment(c Comment) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	c.ID = s.nextID
+	s.Comments = append(s.Comments, &c)
+}
+
+// Reply adds a human reply to a comment.
+func (s *Server) Reply(to int64, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	s.Comments = append(s.Comments, &Comment{ID: s.nextID, Body: body, InReplyTo: to})
+}
+
+func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, c := range s.Comments {
+		if c.ID == id {
+			s.Comments = append(s.Comments[:i], s.Comments[i+1:]...)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, "Not Found", nil)
+}
+
+type checkOutput struct {
+	Title       *string      `json:"title"`
+	Summary     *string      `json:"summary"`
+	Text        string       `json:"text"`
+	Annotations []Annotation `json:"annotations"`
+}
+
+var levels = regexp.MustCompile(`^(notice|warning|failure)$`)
+
+// validOutput applies GitHub's limits to a check run output.
+func validOutput(o *checkOutput) string {
+	if o.Title == nil || o.Summary == nil {
+		return "output.title and output.summary are required"
+	}
+	if len(*o.Title) > 255 {
+		return "output.title is too long (maximum is 255 characters)"
+	}
+	if len(*o.Summary) > 65535 || len(o.Text) > 65535 {
+		return "output.summary is too long (maximum is 65535 characters)"
+	}
+	if len(o.Annotations) > 50 {
+		return fmt.Sprintf("No more than 50 items are allowed; %d were supplied.", len(o.Annotations))
+	}
+	for _, a := range o.Annotations {
+		if !levels.MatchString(a.AnnotationLevel) || a.Path == "" || a.StartLine < 1 || a.EndLine < a.StartLine || len(a.Message) > 65535 {
+			return "invalid annotation"
+		}
+	}
+	return ""
+}
+
+func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Name    string       `json:"name"`
+		HeadSHA string       `json:"head_sha"`
+		Status  string       `json:"status"`
+		Output  *checkOutput `json:"output"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON", nil)
+		return
+	}
+	if req.Name == "" || len(req.HeadSHA) != 40 {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"name and head_sha are required"})
+		return
+	}
+	if req.Output != nil {
+		if msg := validOutput(req.Output); msg != "" {
+			writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{msg})
+			return
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextID++
+	cr := &CheckRun{ID: s.nextID, Name: req.Name, HeadSHA: req.HeadSHA, Status: orDefault(req.Status, "queued")}
+	s.CheckRuns = append(s.CheckRuns, cr)
+	writeJSON(w, http.StatusCreated, cr)
+}
+
+func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	var req struct {
+		Status     string       `json:"status"`
+		Conclusion string       `json:"conclusion"`
+		Output     *checkOutput `json:"output"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON", nil)
+		return
+	}
+	if req.Output != nil {
+		if msg := validOutput(req.Output); msg != "" {
+			writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{msg})
+			return
+		}
+	}
+	if req.Status == "completed" && !regexp.MustCompile(`^(success|failure|neutral|cancelled|skipped|timed_out|action_required)$`).MatchString(req.Conclusion) {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"conclusion is required when status is completed"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cr := range s.CheckRuns {
+		if cr.ID != id {
+			continue
+		}
+		if req.Status != "" {
+			cr.Status, cr.Conclusion = req.Status, req.Conclusion
+		}
+		if req.Output != nil {
+			cr.Title, cr.Summary = *req.Output.Title, *req.Output.Summary
+			cr.Annotations = append(cr.Annotations, req.Output.Annotations...)
+		}
+		writeJSON(w, http.StatusOK, cr)
+		return
+	}
+	writeError(w, http.StatusNotFound, "Not Found", nil)
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// Writes returns the recorded requests other than GETs.
+func (s *Server) Writes() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Request
+	for _, r := range s.Requests {
+		if r.Method != http.MethodGet {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+var hunkRE = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+
+// FilesFromUnifiedDiff reads `git diff` output into the lines each file's diff shows: the fake's
+// own view of the diff, independent of crdguard's.
+func FilesFromUnifiedDiff(diff string) map[string]*Lines {
+	files := map[string]*Lines{}
+	var cur *Lines
+	oldLine, newLine := 0, 0
+	oldPath := ""
+	for _, l := range strings.Split(diff, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			cur = nil
+		case strings.HasPrefix(l, "--- "):
+			oldPath = strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
+		case strings.HasPrefix(l, "+++ "):
+			path := strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+			if path == "/dev/null" {
+				path = oldPath
+			}
+			cur = &Lines{Right: map[int]bool{}, Left: map[int]bool{}}
+			files[path] = cur
+		case hunkRE.MatchString(l) && cur != nil:
+			m := hunkRE.FindStringSubmatch(l)
+			oldLine, _ = strconv.Atoi(m[1])
+			newLine, _ = strconv.Atoi(m[3])
+		case cur == nil:
+		case strings.HasPrefix(l, "+"):
+			cur.Right[newLine] = true
+			newLine++
+		case strings.HasPrefix(l, "-"):
+			cur.Left[oldLine] = true
+			oldLine++
+		case strings.HasPrefix(l, " "):
+			cur.Right[newLine], cur.Left[oldLine] = true, true
+			newLine++
+			oldLine++
+		}
+	}
+	return files
+}

@@ -1,0 +1,297 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/github/fakegithub"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+const token = "ghs_test_token_never_printed"
+
+// sleeps records waits instead of sleeping.
+type sleeps struct{ got []time.Duration }
+
+func (s *sleeps) sleep(_ context.Context, d time.Duration) error {
+	s.got = append(s.got, d)
+	return nil
+}
+
+func newPublisher(t *testing.T, srv *fakegithub.Server, s *sleeps) *Publisher {
+	t.Helper()
+	api, err := NewREST(srv.URL, "octo/widgets", token, &http.Client{Transport: NewRetrying(nil, s.sleep)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Publisher{API: api, Logf: t.Logf}
+}
+
+func mk(rule string, sev finding.Severity, path, file string, line int, side finding.Side) finding.Finding {
+	return finding.Finding{Rule: rule, Severity: sev, CRD: "widgets.example.com", Version: "v1", Path: path,
+		Message: rule + " at " + path, Before: finding.Value("x"), Location: finding.Location{File: file, Line: line, Side: side}}
+}
+
+// diffOf builds a Diff where head file lines [from, to] and base lines [bfrom, bto] are shown.
+func diffOf(path string, h source.Hunk) *source.Diff {
+	d := &source.Diff{}
+	d.Add(source.FileDiff{From: path, To: path, Hunks: []source.Hunk{h}})
+	return d
+}
+
+func linesOf(h source.Hunk) *fakegithub.Lines {
+	l := &fakegithub.Lines{Right: map[int]bool{}, Left: map[int]bool{}}
+	for i := h.NewStart; i < h.NewStart+h.NewLines; i++ {
+		l.Right[i] = true
+	}
+	for i := h.OldStart; i < h.OldStart+h.OldLines; i++ {
+		l.Left[i] = true
+	}
+	return l
+}
+
+func TestReviewPlacesAndIsIdempotent(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	h := source.Hunk{OldStart: 10, OldLines: 7, NewStart: 10, NewLines: 8}
+	srv.Files["crd.yaml"] = linesOf(h)
+	pub := newPublisher(t, srv, &sleeps{})
+	fs := []finding.Finding{
+		mk("field-removed", finding.Error, ".spec.a", "crd.yaml", 12, finding.Base),      // inline LEFT
+		mk("max-decreased", finding.Error, ".spec.b", "crd.yaml", 15, finding.Head),      // inline RIGHT
+		mk("type-changed", finding.Error, ".spec.c", "crd.yaml", 40, finding.Head),       // outside the hunk: file comment
+		mk("crd-removed", finding.Error, "", "other.yaml", 4, finding.Base),              // file not in the diff: body
+		mk("field-added", finding.Info, ".spec.d", "crd.yaml", 11, finding.Head),         // info: never commented
+		mk("map-type-changed", finding.Warning, ".spec.e", "crd.yaml", 13, finding.Head), // warning: inline
+	}
+	pr := PR{Number: 7, HeadSHA: strings.Repeat("a", 40)}
+	res, err := pub.Review(context.Background(), pr, fs, diffOf("crd.yaml", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Inline != 3 || res.FileLevel != 1 || res.InBody != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	var inline []string
+	for _, c := range srv.Comments {
+		switch c.SubjectType {
+		case "line":
+			inline = append(inline, fmt.Sprintf("%s:%d:%s", c.Path, c.Line, c.Side))
+		case "file":
+			if c.Path != "crd.yaml" || !strings.Contains(c.Body, "`type-changed`") {
+				t.Errorf("file comment %+v", c)
+			}
+		}
+	}
+	if got := strings.Join(inline, " "); got != "crd.yaml:12:LEFT crd.yaml:15:RIGHT crd.yaml:13:RIGHT" {
+		t.Errorf("inline comments %s", got)
+	}
+	if len(srv.Reviews) != 1 || srv.Reviews[0].State != "COMMENTED" || !strings.Contains(srv.Reviews[0].Body, "crd-removed") {
+		t.Fatalf("reviews %+v", srv.Reviews)
+	}
+	for _, c := range srv.Comments {
+		if !strings.Contains(c.Body, "<!-- crdguard:fp=") || !strings.Contains(c.Body, DefaultDocsURL+"#") {
+			t.Errorf("comment lacks fingerprint or doc link: %s", c.Body)
+		}
+	}
+
+	// A second run with the same findings, moved by a line, posts nothing.
+	writes := len(srv.Writes())
+	fs[1].Location.Line = 16
+	res, err = pub.Review(context.Background(), pr, fs, diffOf("crd.yaml", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.Writes()); got != writes || res.AlreadyPosted != 5 {
+		t.Fatalf("second run wrote %d requests, already posted %d", got-writes, res.AlreadyPosted)
+	}
+
+	// Fixed findings: their comments go, except one somebody answered.
+	var answered int64
+	for _, c := range srv.Comments {
+		if strings.Contains(c.Body, "max-decreased") {
+			answered = c.ID
+		}
+	}
+	srv.Reply(answered, "We migrate these objects first, see #12.")
+	res, err = pub.Review(context.Background(), pr, fs[:1], diffOf("crd.yaml", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Deleted != 2 || res.KeptWithReplies != 1 {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+// One comment outside the diff fails the whole review with 422: everything goes to the body.
+func TestReviewSurvives422(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	srv.Files["crd.yaml"] = &fakegithub.Lines{Right: map[int]bool{5: true}, Left: map[int]bool{}} // GitHub's diff is narrower
+	pub := newPublisher(t, srv, &sleeps{})
+	fs := []finding.Finding{
+		mk("field-removed", finding.Error, ".spec.a", "crd.yaml", 5, finding.Head),
+		mk("max-added", finding.Error, ".spec.b", "crd.yaml", 6, finding.Head),
+	}
+	h := source.Hunk{OldStart: 3, OldLines: 6, NewStart: 3, NewLines: 6} // crdguard thinks line 6 is shown
+	res, err := pub.Review(context.Background(), PR{7, strings.Repeat("b", 40)}, fs, diffOf("crd.yaml", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.InBody != 2 || len(srv.Reviews) != 1 || len(srv.Comments) != 0 {
+		t.Fatalf("result %+v reviews %d comments %d", res, len(srv.Reviews), len(srv.Comments))
+	}
+	if b := srv.Reviews[0].Body; !strings.Contains(b, "field-removed") || !strings.Contains(b, "max-added") {
+		t.Fatalf("body %s", b)
+	}
+	// And the next run knows both from the body's fingerprints.
+	res, _ = pub.Review(context.Background(), PR{7, strings.Repeat("b", 40)}, fs, diffOf("crd.yaml", h))
+	if res.AlreadyPosted != 2 || len(srv.Reviews) != 1 {
+		t.Fatalf("re-run %+v, %d reviews", res, len(srv.Reviews))
+	}
+}
+
+// Existing comments span several pages; all are read, so nothing is posted twice.
+func TestReviewReadsEveryPage(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	h := source.Hunk{OldStart: 1, OldLines: 300, NewStart: 1, NewLines: 300}
+	srv.Files["crd.yaml"] = linesOf(h)
+	pub := newPublisher(t, srv, &sleeps{})
+	var fs []finding.Finding
+	for i := 0; i < 250; i++ {
+		fs = append(fs, mk("field-removed", finding.Error, fmt.Sprintf(".spec.f%03d", i), "crd.yaml", i+1, finding.Base))
+	}
+	for i := range 150 { // posted by an earlier run: two pages of 100
+		srv.AddComment(fakegithub.Comment{Path: "crd.yaml", Line: i + 1, Side: "LEFT", SubjectType: "line", Body: CommentBody(&fs[i], DefaultDocsURL)})
+	}
+	res, err := pub.Review(context.Background(), PR{7, strings.Repeat("c", 40)}, fs, diffOf("crd.yaml", h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.AlreadyPosted != 150 || res.Inline != 30 || res.InBody != 70 {
+		t.Fatalf("result %+v", res)
+	}
+	lists := 0
+	for _, r := range srv.Requests {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/comments") {
+			lists++
+		}
+	}
+	if lists != 2 {
+		t.Errorf("%d list requests, want 2 pages", lists)
+	}
+}
+
+func TestRetries(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	s := &sleeps{}
+	pub := newPublisher(t, srv, s)
+	srv.Inject = []fakegithub.Failure{
+		{Status: http.StatusForbidden, Secondary: true, RetryAfter: "3"},
+		{Status: http.StatusTooManyRequests},
+		{Status: http.StatusBadGateway},
+		{Status: http.StatusForbidden, Secondary: true},
+	}
+	id, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("d", 40))
+	if err != nil || id == 0 {
+		t.Fatalf("check run %d, %v", id, err)
+	}
+	want := []time.Duration{3 * time.Second, 60 * time.Second, 4 * time.Second, 60 * time.Second}
+	if fmt.Sprint(s.got) != fmt.Sprint(want) {
+		t.Fatalf("waits %v, want %v", s.got, want)
+	}
+	// The request body was sent again each time.
+	for _, r := range srv.Writes() {
+		if !strings.Contains(string(r.Body), `"name":"crdguard"`) {
+			t.Fatalf("retried request lost its body: %s", r.Body)
+		}
+	}
+	// Waiting is bounded: a server that never stops limiting gets an error, not a hang.
+	srv.Inject = make([]fakegithub.Failure, 10)
+	for i := range srv.Inject {
+		srv.Inject[i] = fakegithub.Failure{Status: http.StatusTooManyRequests, RetryAfter: "120"}
+	}
+	s.got = nil
+	if _, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("d", 40)); err == nil {
+		t.Fatal("expected an error after the wait budget")
+	}
+	var total time.Duration
+	for _, d := range s.got {
+		total += d
+	}
+	if total > MaxTotalWait {
+		t.Fatalf("waited %v in total", total)
+	}
+}
+
+func TestReadOnlyToken(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	srv.ReadOnly = true
+	pub := newPublisher(t, srv, &sleeps{})
+	_, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("e", 40))
+	if !IsForbidden(err) {
+		t.Fatalf("error %v is not forbidden", err)
+	}
+	if strings.Contains(err.Error(), token) {
+		t.Fatal("the token leaked into an error")
+	}
+}
+
+func TestCheckRunBatchesAndLimits(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	pub := newPublisher(t, srv, &sleeps{})
+	var fs []finding.Finding
+	for i := 0; i < 1200; i++ {
+		f := mk("field-removed", finding.Error, fmt.Sprintf(".spec.%s%04d", strings.Repeat("x", 40), i), "crd.yaml", i+1, finding.Head)
+		f.Message = strings.Repeat("long message ", 20)
+		fs = append(fs, f)
+	}
+	summary := Summary(fs, 1, "")
+	if len(summary) > MaxSummaryBytes || !strings.Contains(summary, "more findings") {
+		t.Fatalf("summary is %d bytes, or lacks the overflow line", len(summary))
+	}
+	id, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("f", 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anns := Annotations(fs[:120])
+	if err := pub.FinishCheck(context.Background(), id, Failure, "Breaking CRD changes", summary, anns); err != nil {
+		t.Fatal(err)
+	}
+	cr := srv.CheckRuns[0]
+	if cr.Status != "completed" || cr.Conclusion != "failure" || len(cr.Annotations) != 120 {
+		t.Fatalf("check run %+v with %d annotations", cr, len(cr.Annotations))
+	}
+	patches := 0
+	for _, r := range srv.Writes() {
+		if r.Method == http.MethodPatch {
+			patches++
+			var body struct {
+				Output struct{ Annotations []json.RawMessage } `json:"output"`
+			}
+			_ = json.Unmarshal(r.Body, &body)
+			if len(body.Output.Annotations) > 50 {
+				t.Fatalf("a request carried %d annotations", len(body.Output.Annotations))
+			}
+		}
+	}
+	if patches != 3 {
+		t.Fatalf("%d updates, want 3 (50+50+20)", patches)
+	}
+}
+
+func TestCommentBodyIsInert(t *testing.T) {
+	f := mk("enum-value-removed", finding.Error, ".spec[\"<img src=x onerror=alert(1)>\"]", "crd.yaml", 3, finding.Base)
+	f.Message = "value @admin removed, see [here](https://evil.example)"
+	f.Before = finding.Value("<b>@team</b>")
+	body := CommentBody(&f, DefaultDocsURL)
+	for _, bad := range []string{"<img", "@admin", "@team", "](https://evil", "<b>"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("body contains %q:\n%s", bad, body)
+		}
+	}
+}
