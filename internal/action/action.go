@@ -52,6 +52,7 @@ type Options struct {
 // inputs are the action.yml inputs.
 type inputs struct {
 	token, config, failOn, comment, checkName string
+	base, head                                 string // override the event's commits
 	paths, baselines                          []string
 	checkRun                                  bool
 }
@@ -62,6 +63,7 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		failOn: orDefault(gha.GetInput("fail-on"), "error"), comment: orDefault(gha.GetInput("comment"), "review"),
 		checkName: orDefault(gha.GetInput("check-name"), "crdguard"),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
+		base:      gha.GetInput("base"), head: gha.GetInput("head"),
 	}
 	if !slices.Contains([]string{"error", "warning", "never"}, in.failOn) {
 		return in, fmt.Errorf("input fail-on: %q is not allowed (allowed: error, warning, never)", in.failOn)
@@ -200,8 +202,10 @@ func (r *run) run(ctx context.Context) (int, error) {
 	if in.token != "" {
 		r.gha.AddMask(in.token)
 	}
-	r.target, err = readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH"))
-	if err != nil {
+	if in.base != "" {
+		// Explicit refs: compare them and report by check run and annotations only.
+		r.target = target{base: in.base, head: orDefault(in.head, "HEAD")}
+	} else if r.target, err = readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")); err != nil {
 		return 0, err
 	}
 	workspace := orDefault(getenv("GITHUB_WORKSPACE"), ".")
@@ -222,12 +226,17 @@ func (r *run) run(ctx context.Context) (int, error) {
 		return ExitOK, nil
 	}
 
-	pub, checkID := r.startCheck(ctx)
 	repo, err := source.OpenRepo(workspace)
 	if err != nil {
-		return 0, r.abortCheck(ctx, pub, checkID, err)
+		return 0, err
 	}
 	repo.Token = in.token
+	head, err := repo.Commit(r.target.head)
+	if err != nil {
+		return 0, fmt.Errorf("head: %w", err)
+	}
+	r.target.head = head.Hash.String()
+	pub, checkID := r.startCheck(ctx)
 	res, err := check.Git(repo, check.GitOptions{
 		Base: r.target.base, Head: r.target.head, Filter: filter,
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),

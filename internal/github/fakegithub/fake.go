@@ -73,7 +73,7 @@ type Request struct {
 	Status       int
 }
 
-// Failure is an answer injected instead of the next write.
+// Failure is an answer injected instead of the next write; a zero Status lets that write through.
 type Failure struct {
 	Status int
 	// RetryAfter, when set, is sent as the Retry-After header (seconds).
@@ -153,7 +153,7 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 				s.Inject = s.Inject[1:]
 			}
 			s.mu.Unlock()
-			if inj != nil {
+			if inj != nil && inj.Status != 0 {
 				if inj.RetryAfter != "" {
 					rec.Header().Set("Retry-After", inj.RetryAfter)
 				}

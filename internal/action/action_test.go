@@ -1,0 +1,283 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/github/fakegithub"
+	"github.com/crdguard/crdguard/internal/gittest"
+)
+
+const token = "ghs_e2e_secret_token"
+
+// pullRequest is a repository with the example pull request of testdata/action/pr, a fake
+// GitHub that knows its diff (from git itself), and the environment of an Actions runner.
+type pullRequest struct {
+	t          *testing.T
+	repo       *gittest.Repo
+	srv        *fakegithub.Server
+	base, head string
+	env        map[string]string
+	labels     []string
+	waits      []time.Duration
+}
+
+func newPullRequest(t *testing.T) *pullRequest {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is needed to compute GitHub's view of the diff independently of crdguard")
+	}
+	repo := gittest.New(t)
+	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/base.yaml")
+	repo.Write("README.md", []byte("widgets operator\n"))
+	base := repo.Commit("base")
+	repo.Branch("main", base)
+	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/head.yaml")
+	head := repo.Commit("remove .spec.name, lower the maximum of .spec.size")
+	repo.Branch("pr", head)
+
+	diff, err := exec.Command("git", "-C", repo.Dir, "diff", "-U3", base.String(), head.String()).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakegithub.New(t, token)
+	srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
+	tmp := t.TempDir()
+	pr := &pullRequest{t: t, repo: repo, srv: srv, base: base.String(), head: head.String()}
+	pr.env = map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": filepath.Join(tmp, "event.json"),
+		"GITHUB_REPOSITORY": "octo/widgets", "GITHUB_API_URL": srv.URL, "GITHUB_WORKSPACE": repo.Dir,
+		"GITHUB_OUTPUT": filepath.Join(tmp, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(tmp, "summary"),
+		"INPUT_GITHUB-TOKEN": token,
+	}
+	return pr
+}
+
+func (pr *pullRequest) run() (int, string) {
+	pr.t.Helper()
+	labels := []map[string]string{}
+	for _, l := range pr.labels {
+		labels = append(labels, map[string]string{"name": l})
+	}
+	ev, _ := json.Marshal(map[string]any{"pull_request": map[string]any{
+		"number": 42, "base": map[string]any{"sha": pr.base}, "labels": labels,
+		"head": map[string]any{"sha": pr.head, "repo": map[string]any{"fork": false}},
+	}})
+	if err := os.WriteFile(pr.env["GITHUB_EVENT_PATH"], ev, 0o644); err != nil {
+		pr.t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := Run(context.Background(), Options{
+		Getenv: func(k string) string { return pr.env[k] },
+		Stdout: &out,
+		Sleep:  func(_ context.Context, d time.Duration) error { pr.waits = append(pr.waits, d); return nil },
+	})
+	// The token may only appear in the ::add-mask:: command that tells the runner to hide it.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.Contains(line, token) && line != "::add-mask::"+token {
+			pr.t.Fatalf("the token appeared in the output: %q", line)
+		}
+	}
+	return code, out.String()
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The issue's "done means".
+func TestPullRequestEndToEnd(t *testing.T) {
+	pr := newPullRequest(t)
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var inline []string
+	for _, c := range pr.srv.Comments {
+		inline = append(inline, c.Path+":"+itoa(c.Line)+":"+c.Side+":"+ruleOf(c.Body))
+	}
+	sort.Strings(inline)
+	want := []string{"config/crd/widgets.yaml:26:LEFT:field-removed", "config/crd/widgets.yaml:29:RIGHT:max-decreased"}
+	if strings.Join(inline, " ") != strings.Join(want, " ") {
+		t.Fatalf("comments %v, want %v", inline, want)
+	}
+	for _, c := range pr.srv.Comments {
+		for _, frag := range []string{"Before → after", "[About ", "<!-- crdguard:fp="} {
+			if !strings.Contains(c.Body, frag) {
+				t.Errorf("comment lacks %q:\n%s", frag, c.Body)
+			}
+		}
+	}
+	if len(pr.srv.Reviews) != 1 {
+		t.Fatalf("%d reviews", len(pr.srv.Reviews))
+	}
+	if len(pr.srv.CheckRuns) != 1 {
+		t.Fatalf("%d check runs", len(pr.srv.CheckRuns))
+	}
+	cr := pr.srv.CheckRuns[0]
+	if cr.Name != "crdguard" || cr.HeadSHA != pr.head || cr.Status != "completed" || cr.Conclusion != "failure" || len(cr.Annotations) != 2 {
+		t.Fatalf("check run %+v with %d annotations", cr, len(cr.Annotations))
+	}
+	if len(cr.Summary) > 65535 || !strings.Contains(cr.Summary, "2 errors") {
+		t.Fatalf("summary (%d bytes):\n%s", len(cr.Summary), cr.Summary)
+	}
+	// The removed line is annotated where it was in head.
+	for _, a := range cr.Annotations {
+		if a.Path != "config/crd/widgets.yaml" || a.AnnotationLevel != "failure" {
+			t.Errorf("annotation %+v", a)
+		}
+	}
+	outputs := readFile(t, pr.env["GITHUB_OUTPUT"])
+	for _, frag := range []string{"result<<", "\nfail\n", "errors<<", "\n2\n", "warnings<<", "\n0\n", "report<<", ReportFile} {
+		if !strings.Contains(outputs, frag) {
+			t.Errorf("outputs lack %q:\n%s", frag, outputs)
+		}
+	}
+	if !strings.Contains(readFile(t, pr.env["GITHUB_STEP_SUMMARY"]), "field-removed") {
+		t.Error("step summary lacks the findings")
+	}
+	var rep struct {
+		Findings []struct{ Rule string } `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(pr.repo.Dir, ReportFile))), &rep); err != nil || len(rep.Findings) != 3 {
+		t.Fatalf("report: %v, %d findings", err, len(rep.Findings))
+	}
+	if strings.Contains(out, "::error") {
+		t.Error("workflow-command annotations printed although the check run was posted")
+	}
+
+	// A second run posts nothing new: no review, no comment.
+	reviews, comments := len(pr.srv.Reviews), len(pr.srv.Comments)
+	code, out = pr.run()
+	if code != ExitFindings || len(pr.srv.Reviews) != reviews || len(pr.srv.Comments) != comments {
+		t.Fatalf("second run: exit %d, %d reviews, %d comments\n%s", code, len(pr.srv.Reviews), len(pr.srv.Comments), out)
+	}
+	if !strings.Contains(out, "2 already posted") {
+		t.Errorf("log does not say the comments were already there:\n%s", out)
+	}
+}
+
+// A pull request from a fork gets a read-only token: the findings become ::error lines and the
+// job still fails.
+func TestReadOnlyTokenFallsBack(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.srv.ReadOnly = true
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var errs []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "::error ") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) != 2 {
+		t.Fatalf("%d ::error lines:\n%s", len(errs), out)
+	}
+	if !strings.Contains(errs[0]+errs[1], "file=config/crd/widgets.yaml,line=26,title=field-removed%3A widgets.example.com v1 .spec.name::") ||
+		!strings.Contains(errs[0]+errs[1], "file=config/crd/widgets.yaml,line=29,title=max-decreased%3A widgets.example.com v1 .spec.size::") {
+		t.Fatalf("::error lines:\n%s", strings.Join(errs, "\n"))
+	}
+	if len(pr.srv.Comments) != 0 || len(pr.srv.CheckRuns) != 0 {
+		t.Fatal("a read-only token created something")
+	}
+	if !strings.Contains(readFile(t, pr.env["GITHUB_OUTPUT"]), "\nfail\n") || !strings.Contains(readFile(t, pr.env["GITHUB_STEP_SUMMARY"]), "max-decreased") {
+		t.Error("outputs or step summary missing")
+	}
+}
+
+// Rate limits and a 422 on the way: the run waits as told, and no finding is lost.
+func TestRateLimitsAndRefusedReview(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.srv.Inject = []fakegithub.Failure{
+		{Status: 403, Secondary: true, RetryAfter: "2"}, // check run creation
+		{Status: 429}, // again
+		{},            // created
+		{Status: 422}, // the review
+		{Status: 502}, // the review in its body-only form
+	}
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if len(pr.srv.CheckRuns) != 1 || len(pr.srv.CheckRuns[0].Annotations) != 2 {
+		for _, r := range pr.srv.Requests {
+			t.Logf("%s %s %d", r.Method, r.Path, r.Status)
+		}
+		t.Fatalf("check runs %+v\n%s", pr.srv.CheckRuns, out)
+	}
+	if len(pr.srv.Reviews) != 1 || len(pr.srv.Comments) != 0 {
+		t.Fatalf("%d reviews, %d comments", len(pr.srv.Reviews), len(pr.srv.Comments))
+	}
+	if want := []time.Duration{2 * time.Second, 60 * time.Second, time.Second}; !slices.Equal(pr.waits, want) {
+		t.Errorf("waited %v, want %v (Retry-After, a plain 429, backoff after the 502)", pr.waits, want)
+	}
+	body := pr.srv.Reviews[0].Body
+	if !strings.Contains(body, "field-removed") || !strings.Contains(body, "max-decreased") {
+		t.Fatalf("review body lost findings:\n%s", body)
+	}
+}
+
+func TestAcknowledgeLabel(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.labels = []string{"crd-breaking-change-approved"}
+	code, out := pr.run()
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	cr := pr.srv.CheckRuns[0]
+	if cr.Conclusion != "neutral" || !strings.Contains(cr.Summary, "crd\\-breaking\\-change\\-approved") {
+		t.Fatalf("check run %+v\n%s", cr, cr.Summary)
+	}
+	if !strings.Contains(readFile(t, pr.env["GITHUB_OUTPUT"]), "\npass\n") {
+		t.Error("result is not pass")
+	}
+}
+
+func TestBadInputsExit2(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.env["INPUT_FAIL-ON"] = "sometimes"
+	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, "::error::crdguard could not run: input fail-on") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	pr.env["INPUT_FAIL-ON"] = ""
+	pr.env["GITHUB_EVENT_NAME"] = "issues"
+	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, `event \"issues\" is not supported`) && !strings.Contains(out, `event "issues" is not supported`) {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// Explicit refs (the example workflow) and annotations instead of a review.
+func TestExplicitRefsAndAnnotations(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.env["INPUT_BASE"], pr.env["INPUT_HEAD"] = "main", "pr"
+	pr.env["INPUT_COMMENT"], pr.env["INPUT_CHECK-RUN"] = "annotations", "false"
+	code, out := pr.run()
+	if code != ExitFindings || strings.Count(out, "::error ") != 2 || len(pr.srv.Writes()) != 0 {
+		t.Fatalf("exit %d, %d writes\n%s", code, len(pr.srv.Writes()), out)
+	}
+}
+
+func ruleOf(body string) string {
+	i := strings.Index(body, "`")
+	j := strings.Index(body[i+1:], "`")
+	return body[i+1 : i+1+j]
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
