@@ -52,7 +52,7 @@ type Options struct {
 // inputs are the action.yml inputs.
 type inputs struct {
 	token, config, failOn, comment, checkName string
-	base, head                                 string // override the event's commits
+	base, head                                string // override the event's commits
 	paths, baselines                          []string
 	checkRun                                  bool
 }
@@ -63,7 +63,7 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		failOn: orDefault(gha.GetInput("fail-on"), "error"), comment: orDefault(gha.GetInput("comment"), "review"),
 		checkName: orDefault(gha.GetInput("check-name"), "crdguard"),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
-		base:      gha.GetInput("base"), head: gha.GetInput("head"),
+		base: gha.GetInput("base"), head: gha.GetInput("head"),
 	}
 	if !slices.Contains([]string{"error", "warning", "never"}, in.failOn) {
 		return in, fmt.Errorf("input fail-on: %q is not allowed (allowed: error, warning, never)", in.failOn)
