@@ -10,7 +10,7 @@ import (
 	"github.com/crdguard/crdguard/internal/rules"
 )
 
-var update = flag.Bool("update", false, "rewrite generated sections of README.md")
+var update = flag.Bool("update", false, "rewrite generated files (README.md's rules table, docs/rules.md)")
 
 const (
 	rulesBegin = "<!-- rules:begin -->\n"
@@ -42,5 +42,26 @@ func TestReadmeRules(t *testing.T) {
 	out := append(append(append([]byte{}, readme[:begin+len(rulesBegin)]...), table.Bytes()...), readme[end:]...)
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGeneratedDocs keeps docs/rules.md, which review comments link to, identical to the registry.
+func TestGeneratedDocs(t *testing.T) {
+	const path = "../../docs/rules.md"
+	var page bytes.Buffer
+	if err := report.RulesPage(&page, rules.All()); err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	current, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/action -run TestGeneratedDocs -update)", err)
+	}
+	if !bytes.Equal(current, page.Bytes()) {
+		t.Fatal("docs/rules.md is stale: run go test ./cmd/action -run TestGeneratedDocs -update")
 	}
 }

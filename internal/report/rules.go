@@ -67,3 +67,19 @@ func indentWrap(s, indent string, width int) string {
 	b.WriteString(line)
 	return b.String()
 }
+
+// RulesPage writes docs/rules.md: one section per rule, whose heading is the rule ID, so review
+// comments can link to #<rule-id>.
+func RulesPage(w io.Writer, all []*rules.Rule) error {
+	ew := &errWriter{w: w}
+	ew.printf("# crdguard rules\n\nGenerated from the registry (`go test ./cmd/action -run TestGeneratedDocs -update`); do not edit.\n")
+	ew.printf("Severities are defaults: change them per rule with `rules:` in `.crdguard.yaml`, drop single findings with `ignore:` (a reason is required), or acknowledge a deliberate breaking change with the pull request label (`acknowledgeLabel`).\n")
+	for _, r := range all {
+		ew.printf("\n## %s\n\n**Default:** %s · **Level:** %s", r.ID, r.Severity, r.Level)
+		if r.Ratchetable {
+			ew.printf(" · **Ratcheting:** with `ratcheting: true` this is a warning, except under not/oneOf/anyOf/allOf and for CEL rules that use oldSelf")
+		}
+		ew.printf("\n\n%s\n\n%s\n", r.Summary, r.Doc)
+	}
+	return ew.err
+}
