@@ -73,6 +73,9 @@ func (pr *pullRequest) run() (int, string) {
 		"number": 42, "base": map[string]any{"sha": pr.base}, "labels": labels,
 		"head": map[string]any{"sha": pr.head, "repo": map[string]any{"fork": false}},
 	}})
+	if pr.env["GITHUB_EVENT_NAME"] == "push" {
+		ev, _ = json.Marshal(map[string]any{"before": pr.base, "after": pr.head})
+	}
 	if err := os.WriteFile(pr.env["GITHUB_EVENT_PATH"], ev, 0o644); err != nil {
 		pr.t.Fatal(err)
 	}
@@ -281,3 +284,21 @@ func ruleOf(body string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A push compares before..after and reports through the check run only: no review.
+func TestPushEvent(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.env["GITHUB_EVENT_NAME"] = "push"
+	code, out := pr.run()
+	if code != ExitFindings || len(pr.srv.Reviews) != 0 || len(pr.srv.Comments) != 0 {
+		t.Fatalf("exit %d, %d reviews\n%s", code, len(pr.srv.Reviews), out)
+	}
+	if len(pr.srv.CheckRuns) != 1 || pr.srv.CheckRuns[0].Conclusion != "failure" || len(pr.srv.CheckRuns[0].Annotations) != 2 {
+		t.Fatalf("check runs %+v", pr.srv.CheckRuns)
+	}
+	// A new branch has no "before": nothing to compare, and that is a pass.
+	pr.base = strings.Repeat("0", 40)
+	if code, out := pr.run(); code != ExitOK || !strings.Contains(out, "new branch") {
+		t.Fatalf("new branch: exit %d\n%s", code, out)
+	}
+}

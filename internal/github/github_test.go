@@ -68,13 +68,15 @@ func TestReviewPlacesAndIsIdempotent(t *testing.T) {
 		mk("crd-removed", finding.Error, "", "other.yaml", 4, finding.Base),              // file not in the diff: body
 		mk("field-added", finding.Info, ".spec.d", "crd.yaml", 11, finding.Head),         // info: never commented
 		mk("map-type-changed", finding.Warning, ".spec.e", "crd.yaml", 13, finding.Head), // warning: inline
+		mk("stored-version-removed", finding.Error, "", "crd.yaml", 12, finding.Base),    // from a baseline: body
 	}
+	fs[len(fs)-1].Baseline = "v1.0.0"
 	pr := PR{Number: 7, HeadSHA: strings.Repeat("a", 40)}
 	res, err := pub.Review(context.Background(), pr, fs, diffOf("crd.yaml", h))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Inline != 3 || res.FileLevel != 1 || res.InBody != 1 {
+	if res.Inline != 3 || res.FileLevel != 1 || res.InBody != 2 {
 		t.Fatalf("result %+v", res)
 	}
 	var inline []string
@@ -107,7 +109,7 @@ func TestReviewPlacesAndIsIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(srv.Writes()); got != writes || res.AlreadyPosted != 5 {
+	if got := len(srv.Writes()); got != writes || res.AlreadyPosted != 6 {
 		t.Fatalf("second run wrote %d requests, already posted %d", got-writes, res.AlreadyPosted)
 	}
 

@@ -205,8 +205,8 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 // LEFT side of the file's new path (or its old one when the file was deleted).
 func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	pl := planned{f: f, fp: fp, where: inBody}
-	if diff == nil {
-		return pl
+	if diff == nil || f.Baseline != "" {
+		return pl // a baseline's lines are not lines of this pull request's diff
 	}
 	head := f.Location.Side != finding.Base
 	fd, changed := diff.File(f.Location.File, head)
