@@ -46,7 +46,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 		if p.New == nil && broken[p.Old.Name] {
 			continue // invalid-crd already says it; it is not a removal
 		}
-		r.Findings = append(r.Findings, rules.Compare(p, opts)...)
+		r.Findings = append(r.Findings, serverChecks(p, rules.Compare(p, opts))...)
 	}
 	finding.Sort(r.Findings)
 	return r

@@ -58,7 +58,8 @@ var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, dupli
 
 var namePath = crd.Path{"metadata", "name"}
 
-// Invalid builds the invalid-crd finding for a document that could not be decoded.
+// Invalid builds the invalid-crd finding for a document that could not be decoded, or that the
+// API server's validation refuses.
 func Invalid(p crd.Problem, side finding.Side) finding.Finding {
 	return finding.Finding{
 		Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: p.Name,

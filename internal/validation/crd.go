@@ -1,0 +1,133 @@
+// Package validation runs the API server's own validation offline: the CustomResourceDefinition
+// create and update checks (structural schemas, CEL compilation and cost, list-map keys,
+// defaults, immutable fields, stored versions), so that a CRD the cluster would refuse is
+// reported before it is merged.
+package validation
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
+	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	install.Install(s)
+	return s
+}()
+
+// Error is one complaint of the API server, with the line of the YAML it concerns.
+type Error struct {
+	// Field is the API server's field path, e.g. spec.versions[0].schema.openAPIV3Schema.….
+	Field string
+	// Type is the kind of error (Invalid value, Required value, Forbidden, …).
+	Type field.ErrorType
+	// Message is the full error as the API server words it.
+	Message string
+	// Line is the line of the YAML key the field path leads to (or its deepest existing parent).
+	Line int
+}
+
+// internal returns the CRD as the API server validates it: v1 defaults applied, converted to the
+// internal version.
+func internal(c *crd.CRD) (*apiextensions.CustomResourceDefinition, error) {
+	v1 := c.Object.DeepCopy()
+	scheme.Default(v1)
+	out := &apiextensions.CustomResourceDefinition{}
+	if err := scheme.Convert(v1, out, nil); err != nil {
+		return nil, fmt.Errorf("converting %s: %w", c.Name, err)
+	}
+	return out, nil
+}
+
+var strategy = customresourcedefinition.NewStrategy(scheme)
+
+// Create validates a CRD the cluster does not have yet.
+func Create(c *crd.CRD) ([]Error, error) {
+	obj, err := internal(c)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	strategy.PrepareForCreate(ctx, obj)
+	return located(c, crdvalidation.ValidateCustomResourceDefinition(ctx, obj)), nil
+}
+
+// Update validates new as an update of old, which the cluster has established (so immutable
+// fields, stored versions and the leniency for problems old already had apply).
+func Update(old, new *crd.CRD) ([]Error, error) {
+	o, err := internal(old)
+	if err != nil {
+		return nil, err
+	}
+	n, err := internal(new)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	strategy.PrepareForCreate(ctx, o)
+	// PrepareForCreate clears status: keep what the old file says objects are stored as.
+	for _, v := range old.Object.Status.StoredVersions {
+		if !apiextensions.IsStoredVersion(o, v) {
+			o.Status.StoredVersions = append(o.Status.StoredVersions, v)
+		}
+	}
+	apiextensions.SetCRDCondition(o, apiextensions.CustomResourceDefinitionCondition{Type: apiextensions.Established, Status: apiextensions.ConditionTrue})
+	o.ResourceVersion, n.ResourceVersion, n.Generation = "1", "1", o.Generation
+	strategy.PrepareForUpdate(ctx, n, o)
+	return located(new, crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, n, o)), nil
+}
+
+func located(c *crd.CRD, errs field.ErrorList) []Error {
+	out := make([]Error, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, Error{Field: e.Field, Type: e.Type, Message: e.Error(), Line: c.LineOf(yamlPath(c, e.Field))})
+	}
+	return out
+}
+
+var segmentRE = regexp.MustCompile(`([^.\[\]]+)|\[([^\]]*)\]`)
+
+// yamlPath turns an API server field path into a path in the CRD's YAML. The internal version
+// keeps a schema shared by all versions at spec.validation (and subresources, printer columns
+// and selectable fields likewise at spec.*); a v1 document has them per version.
+func yamlPath(c *crd.CRD, fieldPath string) crd.Path {
+	var p crd.Path
+	for _, m := range segmentRE.FindAllStringSubmatch(fieldPath, -1) {
+		if m[1] != "" {
+			p = append(p, m[1])
+			continue
+		}
+		if i, err := strconv.Atoi(m[2]); err == nil {
+			p = append(p, i)
+		} else {
+			p = append(p, m[2]) // properties[name]
+		}
+	}
+	if len(p) >= 2 && p[0] == "spec" && !c.Has(crd.Path{"spec", p[1]}) {
+		first := crd.Path{"spec", "versions", 0}
+		switch p[1] {
+		case "validation":
+			return append(first.Join("schema"), p[2:]...)
+		case "subresources", "additionalPrinterColumns", "selectableFields":
+			return append(first, p[1:]...)
+		}
+	}
+	return p
+}
+
+// Is reports whether an error is about the given field path or below it.
+func (e Error) Is(prefix string) bool {
+	return e.Field == prefix || strings.HasPrefix(e.Field, prefix+".") || strings.HasPrefix(e.Field, prefix+"[")
+}
