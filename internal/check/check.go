@@ -3,6 +3,9 @@
 package check
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
@@ -42,12 +45,45 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	}
 	pairs := source.Pairs(oldByName, newByName)
 	r.CRDs = len(pairs)
-	for _, p := range pairs {
+	perPair := make([][]finding.Finding, len(pairs))
+	parallel(len(pairs), func(i int) {
+		p := pairs[i]
 		if p.New == nil && broken[p.Old.Name] {
-			continue // invalid-crd already says it; it is not a removal
+			return // invalid-crd already says it; it is not a removal
 		}
-		r.Findings = append(r.Findings, serverChecks(p, rules.Compare(p, opts))...)
+		perPair[i] = serverChecks(p, rules.Compare(p, opts))
+	})
+	for _, fs := range perPair {
+		r.Findings = append(r.Findings, fs...)
 	}
 	finding.Sort(r.Findings)
 	return r
+}
+
+// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines: CRDs are independent, and the API
+// server's validation (CEL compilation) is the costly part of a comparison.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
