@@ -210,11 +210,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	old, err := source.ReadPath(pos[0])
+	old, err := source.ReadPath(pos[0], false)
 	if err != nil {
 		return c.fail(err)
 	}
-	new, err := source.ReadPath(pos[1])
+	new, err := source.ReadPath(pos[1], true)
 	if err != nil {
 		return c.fail(err)
 	}

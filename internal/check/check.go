@@ -56,6 +56,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)
 	}
+	r.Findings = append(r.Findings, samples(pairs, new.Objects)...)
 	finding.Sort(r.Findings)
 	return r
 }

@@ -13,7 +13,7 @@ import (
 
 func readTree(t *testing.T, path string) *source.Tree {
 	t.Helper()
-	tr, err := source.ReadPath(path)
+	tr, err := source.ReadPath(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}

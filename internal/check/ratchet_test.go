@@ -10,8 +10,9 @@ import (
 	"github.com/crdguard/crdguard/internal/source"
 )
 
-// TestRatchetingExceptions: with ratcheting on, value tightenings drop to warnings except under
-// allOf/anyOf/oneOf/not and for CEL rules that use oldSelf; structural changes never drop.
+// TestRatchetingExceptions: with ratcheting on, value tightenings drop to warnings except for
+// constraints that a combinator (allOf/anyOf/oneOf/not) of an ancestor places on the field and
+// for CEL rules that use oldSelf; structural changes never drop.
 func TestRatchetingExceptions(t *testing.T) {
 	cfg, err := policy.Parse([]byte("ratcheting: true\n"))
 	if err != nil {
@@ -28,7 +29,8 @@ func TestRatchetingExceptions(t *testing.T) {
 		{"pattern-changed/basic", "pattern-changed", finding.Warning},
 		{"format-added/basic", "format-added", finding.Warning},
 		{"validation-rule-added/basic", "validation-rule-added", finding.Warning},
-		{"max-added/under-all-of", "max-added", finding.Error},
+		{"max-added/under-all-of", "max-added", finding.Warning},
+		{"max-added/under-all-of-ancestor", "max-added", finding.Error},
 		{"validation-rule-added/transition-rule", "validation-rule-added", finding.Error},
 		{"field-removed/leaf", "field-removed", finding.Error},
 		{"required-added/existing-field", "required-added", finding.Error},
@@ -37,8 +39,8 @@ func TestRatchetingExceptions(t *testing.T) {
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			dir := filepath.Join(casesDir, tc.dir)
-			old, _ := source.ReadPath(filepath.Join(dir, "old.yaml"))
-			new, _ := source.ReadPath(filepath.Join(dir, "new.yaml"))
+			old, _ := source.ReadPath(filepath.Join(dir, "old.yaml"), false)
+			new, _ := source.ReadPath(filepath.Join(dir, "new.yaml"), false)
 			out := cfg.Apply(Trees(old, new, rules.Options{}).Findings)
 			found := false
 			for _, f := range out.Findings {

@@ -2,6 +2,8 @@ package crd
 
 import (
 	"bytes"
+	"regexp"
+	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -30,22 +32,22 @@ func (p Path) Join(segs ...any) Path {
 // leaves the document (the key is not there), it returns the line of the deepest node that is,
 // so every location names a real line.
 func (c *CRD) LineOf(p Path) int {
-	line, _ := c.lookup(p)
+	line, _ := lookup(c.root, c.Line, p)
 	return line
 }
 
 // Has reports whether the whole path exists in the document.
 func (c *CRD) Has(p Path) bool {
-	_, ok := c.lookup(p)
+	_, ok := lookup(c.root, c.Line, p)
 	return ok
 }
 
-func (c *CRD) lookup(p Path) (line int, found bool) {
-	line = c.Line
-	if c.root == nil {
+// lookup follows p from root; line is the document's own line, returned when nothing matches.
+func lookup(root *yaml.Node, line int, p Path) (int, bool) {
+	if root == nil {
 		return line, false
 	}
-	n := c.root
+	n := root
 	for _, seg := range p {
 		next, nextLine := step(resolveAlias(n), seg)
 		if next == nil {
@@ -54,6 +56,25 @@ func (c *CRD) lookup(p Path) (line int, found bool) {
 		n, line = next, nextLine
 	}
 	return line, true
+}
+
+var segmentRE = regexp.MustCompile(`([^.\[\]]+)|\[([^\]]*)\]`)
+
+// FieldPath turns an API server field path (spec.ports[0].name, properties[spec]) into a Path.
+func FieldPath(s string) Path {
+	var p Path
+	for _, m := range segmentRE.FindAllStringSubmatch(s, -1) {
+		if m[1] != "" {
+			p = append(p, m[1])
+			continue
+		}
+		if i, err := strconv.Atoi(m[2]); err == nil {
+			p = append(p, i)
+		} else {
+			p = append(p, m[2])
+		}
+	}
+	return p
 }
 
 // step follows one path segment from n, returning the node and the line that names it.

@@ -77,7 +77,7 @@ func RulesPage(w io.Writer, all []*rules.Rule) error {
 	for _, r := range all {
 		ew.printf("\n## %s\n\n**Default:** %s · **Level:** %s", r.ID, r.Severity, r.Level)
 		if r.Ratchetable {
-			ew.printf(" · **Ratcheting:** with `ratcheting: true` this is a warning, except under not/oneOf/anyOf/allOf and for CEL rules that use oldSelf")
+			ew.printf(" · **Ratcheting:** with `ratcheting: true` this is a warning, except for constraints an allOf/anyOf/oneOf/not of an ancestor places on the field and CEL rules that use oldSelf")
 		}
 		ew.printf("\n\n%s\n\n%s\n", r.Summary, r.Doc)
 	}

@@ -28,7 +28,14 @@ type node struct {
 	old, new   *apiextv1.JSONSchemaProps
 	path       string
 	rel        *relStep
-	combinator bool // under allOf/anyOf/oneOf/not, where ratcheting does not apply
+	// inBranch marks a branch of allOf/anyOf/oneOf/not of a node (same path). The API server
+	// ratchets per node: an unchanged value forgives every error of its node, branches
+	// included, so constraints in a branch of the node itself still ratchet.
+	inBranch bool
+	// underBranch marks nodes reached through the properties, items or map values of such a
+	// branch: their errors belong to the ancestor that holds the combinator, which only ratchets
+	// when that whole ancestor is unchanged, so crdguard does not count on it.
+	underBranch bool
 	diff       keywordSet
 	judged     keywordSet
 	stop       bool
@@ -121,12 +128,14 @@ func (n *node) walkChildren() {
 	}
 }
 
-func (n *node) child(path string, old, new *apiextv1.JSONSchemaProps, combinator bool, segs ...any) {
-	walk(&node{
-		e: n.e, version: n.version, old: old, new: new, path: path,
-		rel:        &relStep{parent: n.rel, segs: segs},
-		combinator: n.combinator || combinator,
-	})
+func (n *node) child(path string, old, new *apiextv1.JSONSchemaProps, branch bool, segs ...any) {
+	c := &node{e: n.e, version: n.version, old: old, new: new, path: path, rel: &relStep{parent: n.rel, segs: segs}}
+	if branch {
+		c.inBranch, c.underBranch = true, n.underBranch
+	} else {
+		c.underBranch = n.underBranch || n.inBranch
+	}
+	walk(c)
 }
 
 // judge marks keywords as classified.
@@ -153,7 +162,7 @@ func (n *node) emit(r *Rule, side finding.Side, at crd.Path, before, after any, 
 // emitAt adds a property-level finding at another path (a child property).
 func (n *node) emitAt(r *Rule, path string, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
 	f := n.e.add(r, n.version, path, side, at, before, after, fmt.Sprintf(format, args...))
-	f.Ratchetable = r.Ratchetable && !n.combinator
+	f.Ratchetable = r.Ratchetable && !n.underBranch
 	return f
 }
 

@@ -27,6 +27,10 @@ type Tree struct {
 	Problems []crd.Problem
 	// Notices say what was skipped and why (Helm templates, binary files, …).
 	Notices []string
+	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
+	Objects []*crd.Object
+	// KeepObjects makes AddFile keep the non-CRD objects it reads.
+	KeepObjects bool
 }
 
 // Duplicate is a CRD name defined by more than one document of a tree.
@@ -34,14 +38,15 @@ type Duplicate struct {
 	First, Again *crd.CRD
 }
 
-// ReadPath reads a file or, recursively, a directory's YAML and JSON files. An unreadable path is
-// an error; what is wrong inside files is recorded in the tree.
-func ReadPath(path string) (*Tree, error) {
+// ReadPath reads a file or, recursively, a directory's YAML and JSON files; with objects set it
+// keeps the other Kubernetes objects too. An unreadable path is an error; what is wrong inside
+// files is recorded in the tree.
+func ReadPath(path string, objects bool) (*Tree, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	t := &Tree{}
+	t := &Tree{KeepObjects: objects}
 	if !info.IsDir() {
 		data, err := readLimited(path)
 		if err != nil {
@@ -122,15 +127,22 @@ func (t *Tree) AddFile(name string, data []byte, explicit bool) {
 			t.Problems = append(t.Problems, crd.Problem{File: name, Line: 1, Message: "binary file, not YAML or JSON"})
 		}
 		return
-	case !crd.MentionsCRD(data):
-		if explicit {
+	}
+	mentions := crd.MentionsCRD(data)
+	if line, ok := templateLine(data); ok {
+		if mentions {
+			t.Notices = append(t.Notices, fmt.Sprintf("%s:%d: skipped, looks like a Helm or Go template", name, line))
+		}
+		return
+	}
+	if t.KeepObjects {
+		t.Objects = append(t.Objects, crd.ParseObjects(name, data)...)
+	}
+	if !mentions {
+		if explicit && !t.KeepObjects {
 			t.Notices = append(t.Notices, name+": no CustomResourceDefinition in this file")
 		}
 		return // cheap: most manifests in a repository are not CRDs
-	}
-	if line, ok := templateLine(data); ok {
-		t.Notices = append(t.Notices, fmt.Sprintf("%s:%d: skipped, looks like a Helm or Go template", name, line))
-		return
 	}
 	crds, problems := crd.Parse(name, data)
 	t.CRDs = append(t.CRDs, crds...)

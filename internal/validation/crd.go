@@ -7,8 +7,6 @@ package validation
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -97,24 +95,11 @@ func located(c *crd.CRD, errs field.ErrorList) []Error {
 	return out
 }
 
-var segmentRE = regexp.MustCompile(`([^.\[\]]+)|\[([^\]]*)\]`)
-
 // yamlPath turns an API server field path into a path in the CRD's YAML. The internal version
 // keeps a schema shared by all versions at spec.validation (and subresources, printer columns
 // and selectable fields likewise at spec.*); a v1 document has them per version.
 func yamlPath(c *crd.CRD, fieldPath string) crd.Path {
-	var p crd.Path
-	for _, m := range segmentRE.FindAllStringSubmatch(fieldPath, -1) {
-		if m[1] != "" {
-			p = append(p, m[1])
-			continue
-		}
-		if i, err := strconv.Atoi(m[2]); err == nil {
-			p = append(p, i)
-		} else {
-			p = append(p, m[2]) // properties[name]
-		}
-	}
+	p := crd.FieldPath(fieldPath)
 	if len(p) >= 2 && p[0] == "spec" && !c.Has(crd.Path{"spec", p[1]}) {
 		first := crd.Path{"spec", "versions", 0}
 		switch p[1] {

@@ -1,0 +1,112 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/validation"
+)
+
+// samples validates custom resources against the base and head schemas of the CRDs that
+// changed: what was valid and is refused now (sample-invalid), and what head silently drops
+// (sample-pruned).
+func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
+	type key struct{ group, kind string }
+	changed := map[key]crd.Pair{}
+	for _, p := range pairs {
+		if p.New != nil {
+			changed[key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}] = p
+		}
+	}
+	schemas := map[string]*validation.Schema{}
+	schemaOf := func(c *crd.CRD, version string) *validation.Schema {
+		k := c.File + "\x00" + c.Name + "\x00" + version
+		if s, ok := schemas[k]; ok {
+			return s
+		}
+		s, err := validation.NewSchema(c, version)
+		if err != nil {
+			s = nil // an invalid schema is invalid-crd's business
+		}
+		schemas[k] = s
+		return s
+	}
+	var out []finding.Finding
+	for _, o := range objs {
+		group, version, ok := strings.Cut(o.APIVersion, "/")
+		if !ok {
+			continue
+		}
+		p, ok := changed[key{group, o.Kind}]
+		if !ok || !hasVersion(p.New, version) {
+			continue
+		}
+		head := schemaOf(p.New, version)
+		if head == nil {
+			continue
+		}
+		var base *validation.Schema
+		if p.Old != nil && hasVersion(p.Old, version) {
+			base = schemaOf(p.Old, version)
+		}
+		out = append(out, sampleFindings(p.New.Name, version, o, base, head)...)
+	}
+	return out
+}
+
+func hasVersion(c *crd.CRD, v string) bool {
+	for _, x := range c.Object.Spec.Versions {
+		if x.Name == v {
+			return true
+		}
+	}
+	return false
+}
+
+func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema) []finding.Finding {
+	now := head.Create(o.Data)
+	var before validation.Created
+	if base != nil {
+		before = base.Create(o.Data)
+	}
+	loc := func(path string) finding.Location {
+		return finding.Location{File: o.File, Line: o.LineOf(crd.FieldPath(path)), Side: finding.Head}
+	}
+	var out []finding.Finding
+	for _, path := range now.Pruned {
+		if base == nil || slices.Contains(before.Pruned, path) {
+			continue // head drops nothing that base kept
+		}
+		out = append(out, rules.SampleFinding(true, finding.Error, crdName, version, "."+path,
+			fmt.Sprintf("%s %q sets %s, which the head schema prunes", o.Kind, o.Name, path), loc(path)))
+	}
+	if len(now.Errors) == 0 {
+		return out
+	}
+	was := map[string]bool{}
+	for _, e := range before.Errors {
+		was[validation.ErrorKey(e)] = true
+	}
+	validBefore := base != nil && len(before.Errors) == 0
+	ratchet := ""
+	if validBefore {
+		if len(head.Update(o.Data, before.Object)) == 0 {
+			ratchet = " (stored objects like this one keep updating thanks to validation ratcheting, but new ones are refused)"
+		} else {
+			ratchet = " (stored objects like this one can no longer be updated)"
+		}
+	}
+	for _, e := range now.Errors {
+		sev := finding.Warning // invalid under both, or a sample of a new version
+		if validBefore && !was[validation.ErrorKey(e)] {
+			sev = finding.Error
+		}
+		out = append(out, rules.SampleFinding(false, sev, crdName, version, "."+e.Field,
+			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
+	}
+	return out
+}
