@@ -23,11 +23,11 @@ var propertyChecks = []func(*node){
 // node is one schema node present on both sides, with the bookkeeping that makes the walk fail
 // closed: diff has a bit per keyword that differs, judged a bit per keyword a check classified.
 type node struct {
-	e          *emitter
-	version    string
-	old, new   *apiextv1.JSONSchemaProps
-	path       string
-	rel        *relStep
+	e        *emitter
+	version  string
+	old, new *apiextv1.JSONSchemaProps
+	path     string
+	rel      *relStep
 	// inBranch marks a branch of allOf/anyOf/oneOf/not of a node (same path). The API server
 	// ratchets per node: an unchanged value forgives every error of its node, branches
 	// included, so constraints in a branch of the node itself still ratchet.
@@ -36,9 +36,9 @@ type node struct {
 	// branch: their errors belong to the ancestor that holds the combinator, which only ratchets
 	// when that whole ancestor is unchanged, so crdguard does not count on it.
 	underBranch bool
-	diff       keywordSet
-	judged     keywordSet
-	stop       bool
+	diff        keywordSet
+	judged      keywordSet
+	stop        bool
 }
 
 // relStep is one step of a schema node's YAML path below openAPIV3Schema; the chain is only
