@@ -53,6 +53,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := check.Git(repo, check.GitOptions{
 		Base: *base, Head: *head, Baselines: append(append([]string{}, cfg.Baselines...), baselines...), Filter: filter,
+		Samples: cfg.Samples,
 	})
 	if err != nil {
 		return c.fail(err)

@@ -238,7 +238,7 @@ func (r *run) run(ctx context.Context) (int, error) {
 	r.target.head = head.Hash.String()
 	pub, checkID := r.startCheck(ctx)
 	res, err := check.Git(repo, check.GitOptions{
-		Base: r.target.base, Head: r.target.head, Filter: filter,
+		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples,
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
 	})
 	if err != nil {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
@@ -18,6 +19,9 @@ type GitOptions struct {
 	Baselines []string
 	// Filter narrows the files read.
 	Filter source.Filter
+	// Samples are globs of custom resources to validate; empty: any file that mentions the API
+	// group of a changed CRD.
+	Samples []string
 }
 
 // GitResult is a comparison of two commits.
@@ -76,6 +80,15 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			}
 			stored[old.Name] = append(stored[old.Name], old.Object.Status.StoredVersions...)
 		}
+	}
+	var groups []string
+	for _, c := range main.New.CRDs {
+		if !slices.Contains(groups, c.Object.Spec.Group) {
+			groups = append(groups, c.Object.Spec.Group)
+		}
+	}
+	if main.New.Objects, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
+		return nil, err
 	}
 	opts := rules.Options{StoredVersions: stored}
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,

@@ -262,3 +262,25 @@ func allowSHA(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 }
+
+// The issue's "done means" for samples: a PR lowers a maximum below a value a sample uses.
+func TestGitSampleBreaks(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/old.yaml"))
+	tr.Write("config/samples/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/samples.yaml"))
+	tr.Write("config/rbac/role.yaml", []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r\n"))
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+	tr.Commit("lower the maximum")
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/widgets.yaml:15 head\n")
+	for _, f := range res.Findings {
+		if f.Rule == "sample-invalid" && !strings.Contains(f.Message, "spec.size: Invalid value: 8: spec.size in body should be less than or equal to 5") {
+			t.Errorf("message is not the API server's: %s", f.Message)
+		}
+	}
+	// With samples globs that do not cover the file, it is not read.
+	res = tr.check(GitOptions{Base: "main", Samples: []string{"docs/**"}})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
+}

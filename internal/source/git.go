@@ -353,3 +353,47 @@ func (d *Diff) HeadPosition(basePath string, line int) (string, int, bool) {
 	}
 	return f.To, max(line+offset, 1), true
 }
+
+// Objects reads the Kubernetes objects of a commit that may be custom resources of the given API
+// groups: from the files matching globs when there are any, else from every YAML or JSON file
+// that mentions one of the groups. Excluded paths are never read.
+func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, error) {
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
+	}
+	needles := make([][]byte, len(groups))
+	for i, g := range groups {
+		needles[i] = []byte(g + "/")
+	}
+	filter := Filter{Paths: globs, Exclude: exclude}
+	var out []*crd.Object
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("walking tree: %w", err)
+		}
+		if !entry.Mode.IsFile() || !filter.Allows(name) {
+			continue
+		}
+		data, err := r.readBlob(name, entry)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !containsAny(data, needles) {
+			continue
+		}
+		if _, templated := templateLine(data); templated {
+			continue
+		}
+		out = append(out, crd.ParseObjects(name, data)...)
+	}
+}
