@@ -1,0 +1,128 @@
+package validation
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+func parse(t testing.TB, path string) *crd.CRD {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, problems := crd.Parse(filepath.Base(path), data)
+	if len(cs) != 1 {
+		t.Fatalf("%s: %v", path, problems)
+	}
+	return cs[0]
+}
+
+const cases = "../../testdata/rules/"
+
+func TestCreateErrorsAreLocated(t *testing.T) {
+	for _, tc := range []struct {
+		file, field, text string
+		line              int
+	}{
+		{"invalid-crd/cel-does-not-compile/new.yaml", "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule", "compilation failed", 50},
+		{"invalid-crd/default-fails-its-schema/new.yaml", "spec.validation.openAPIV3Schema.properties[spec].properties[size].default", "must be of type integer", 32},
+		{"invalid-crd/schema-not-structural/new.yaml", "spec.validation.openAPIV3Schema.properties[spec].properties[name].type", "must not be empty", 32},
+	} {
+		errs, err := Create(parse(t, cases+tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range errs {
+			if e.Field == tc.field {
+				found = true
+				if e.Line != tc.line || !strings.Contains(e.Message, tc.text) {
+					t.Errorf("%s: line %d %q, want line %d containing %q", tc.file, e.Line, e.Message, tc.line, tc.text)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no error at %s in %v", tc.file, tc.field, errs)
+		}
+	}
+}
+
+func TestRealCRDsAreValid(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/corpus/kubernetes-sigs__gateway-api/*/*/new.yaml")
+	if len(files) == 0 {
+		t.Skip("corpus not available")
+	}
+	for _, f := range files[:min(len(files), 12)] {
+		c := parse(t, f)
+		errs, err := Create(c)
+		if err != nil || len(errs) != 0 {
+			t.Errorf("%s: %v %v", f, err, errs)
+		}
+		old := parse(t, filepath.Join(filepath.Dir(f), "old.yaml"))
+		if errs, err := Update(old, c); err != nil || len(errs) != 0 {
+			t.Errorf("%s update: %v %v", f, err, errs)
+		}
+	}
+}
+
+func largestCorpusCRD(b *testing.B) *crd.CRD {
+	b.Helper()
+	f := "../../../shared/corpus/kubernetes-sigs__gateway-api/httproutes.gateway.networking.k8s.io/v1.5.0__v1.6.0/new.yaml"
+	if _, err := os.Stat(f); err != nil {
+		b.Skip("corpus not available")
+	}
+	return parse(b, f)
+}
+
+// BenchmarkCRDValidation is the API server's create validation of the largest real CRD
+// (Gateway API HTTPRoute, many CEL rules).
+func BenchmarkCRDValidation(b *testing.B) {
+	c := largestCorpusCRD(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Create(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSchemaConstruction builds the custom resource validator of one version.
+func BenchmarkSchemaConstruction(b *testing.B) {
+	c := largestCorpusCRD(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewSchema(c, "v1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkObjectValidation validates one HTTPRoute as a create.
+func BenchmarkObjectValidation(b *testing.B) {
+	s, err := NewSchema(largestCorpusCRD(b), "v1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj := map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+		"metadata": map[string]any{"name": "r", "namespace": "default"},
+		"spec": map[string]any{
+			"parentRefs": []any{map[string]any{"name": "gw"}},
+			"hostnames":  []any{"example.com"},
+			"rules": []any{map[string]any{
+				"matches":     []any{map[string]any{"path": map[string]any{"type": "PathPrefix", "value": "/"}}},
+				"backendRefs": []any{map[string]any{"name": "svc", "port": int64(80)}},
+			}},
+		}}
+	if c := s.Create(obj); len(c.Errors) != 0 {
+		b.Fatalf("the sample route is invalid: %v", c.Errors)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Create(obj)
+	}
+}
