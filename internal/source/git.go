@@ -365,9 +365,13 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 	if err != nil {
 		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
 	}
-	needles := make([][]byte, len(groups))
-	for i, g := range groups {
-		needles[i] = []byte(g + "/")
+	// A custom resource names its group in apiVersion; a mere mention (CRD descriptions are full
+	// of them) is not enough to parse a file.
+	var needles [][]byte
+	for _, g := range groups {
+		for _, form := range []string{"apiVersion: %s/", "apiVersion: \"%s/", "apiVersion: '%s/", "\"apiVersion\": \"%s/", "\"apiVersion\":\"%s/"} {
+			needles = append(needles, []byte(fmt.Sprintf(form, g)))
+		}
 	}
 	filter := Filter{Paths: globs, Exclude: exclude}
 	var out []*crd.Object
