@@ -3,9 +3,6 @@
 package check
 
 import (
-	"runtime"
-	"sync"
-
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
@@ -46,7 +43,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	pairs := source.Pairs(oldByName, newByName)
 	r.CRDs = len(pairs)
 	perPair := make([][]finding.Finding, len(pairs))
-	parallel(len(pairs), func(i int) {
+	source.Parallel(len(pairs), func(i int) {
 		p := pairs[i]
 		if p.New == nil && broken[p.Old.Name] {
 			return // invalid-crd already says it; it is not a removal
@@ -59,32 +56,4 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	r.Findings = append(r.Findings, samples(pairs, new.Objects)...)
 	finding.Sort(r.Findings)
 	return r
-}
-
-// parallel runs f(0..n-1) on up to GOMAXPROCS goroutines: CRDs are independent, and the API
-// server's validation (CEL compilation) is the costly part of a comparison.
-func parallel(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

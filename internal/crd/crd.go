@@ -5,6 +5,7 @@ package crd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -145,21 +146,73 @@ func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 	if name == "" {
 		return fail(root.Line, "CustomResourceDefinition has no metadata.name")
 	}
-	raw, err := toJSON(root)
+	obj, err := fastDecode(apiVersion, root)
 	if err != nil {
-		if ne, ok := err.(*nodeError); ok {
-			return fail(ne.line, "%s", ne.msg)
+		raw, jerr := toJSON(root)
+		if jerr != nil {
+			if ne, ok := jerr.(*nodeError); ok {
+				return fail(ne.line, "%s", ne.msg)
+			}
+			return fail(root.Line, "%v", jerr)
 		}
-		return fail(root.Line, "%v", err)
-	}
-	obj, err := decodeObject(apiVersion, raw)
-	if err != nil {
-		return fail(fieldLine(root, err), "not a valid %s CustomResourceDefinition: %v", apiVersion, err)
+		obj, err = decodeObject(apiVersion, raw)
+		if err != nil {
+			return fail(fieldLine(root, err), "not a valid %s CustomResourceDefinition: %v", apiVersion, err)
+		}
 	}
 	if obj.Name != name {
 		return fail(root.Line, "metadata.name %q does not decode as a string", name)
 	}
 	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, root: root}, nil
+}
+
+// errSlowPath sends a document to the JSON decoder.
+var errSlowPath = errors.New("decode through JSON")
+
+// fastDecode decodes a v1 CRD with its schemas read straight from the YAML (see schema.go); any
+// error means: decode the whole document through JSON instead, which also words the errors.
+func fastDecode(apiVersion string, root *yaml.Node) (*apiextv1.CustomResourceDefinition, error) {
+	if apiVersion != GroupVersionV1 {
+		return nil, errSlowPath
+	}
+	var schemas []*yaml.Node
+	skip := map[*yaml.Node]bool{}
+	if spec := child(root, "spec"); spec != nil {
+		if versions := child(spec, "versions"); versions != nil && versions.Kind == yaml.SequenceNode {
+			for _, v := range versions.Content {
+				s := child(child(v, "schema"), "openAPIV3Schema")
+				if s != nil && isNull(s) {
+					s = nil
+				}
+				schemas = append(schemas, s)
+				if s != nil {
+					skip[s] = true
+				}
+			}
+		}
+	}
+	raw, err := toJSONSkipping(root, skip)
+	if err != nil {
+		return nil, err
+	}
+	out := &apiextv1.CustomResourceDefinition{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
+		return nil, err
+	}
+	if len(out.Spec.Versions) != len(schemas) {
+		return nil, errSlowPath
+	}
+	for i, n := range schemas {
+		if n == nil {
+			continue
+		}
+		s, ok := decodeSchema(n, 0)
+		if !ok || out.Spec.Versions[i].Schema == nil {
+			return nil, errSlowPath
+		}
+		out.Spec.Versions[i].Schema.OpenAPIV3Schema = &s
+	}
+	return out, nil
 }
 
 // decodeObject decodes JSON into the v1 type. v1beta1 goes through the internal version, as the

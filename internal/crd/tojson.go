@@ -25,6 +25,8 @@ const (
 type jsonEncoder struct {
 	buf   []byte
 	nodes int
+	// skip are nodes written as null (decoded another way).
+	skip map[*yaml.Node]bool
 }
 
 // nodeError is an encoding problem at a line of the source.
@@ -35,8 +37,10 @@ type nodeError struct {
 
 func (e *nodeError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-func toJSON(n *yaml.Node) ([]byte, error) {
-	e := &jsonEncoder{buf: make([]byte, 0, 4096)}
+func toJSON(n *yaml.Node) ([]byte, error) { return toJSONSkipping(n, nil) }
+
+func toJSONSkipping(n *yaml.Node, skip map[*yaml.Node]bool) ([]byte, error) {
+	e := &jsonEncoder{buf: make([]byte, 0, 4096), skip: skip}
 	if err := e.encode(n, 0); err != nil {
 		return nil, err
 	}
@@ -46,6 +50,10 @@ func toJSON(n *yaml.Node) ([]byte, error) {
 func (e *jsonEncoder) encode(n *yaml.Node, depth int) error {
 	if depth > MaxDepth {
 		return &nodeError{n.Line, fmt.Sprintf("nesting is deeper than %d levels", MaxDepth)}
+	}
+	if e.skip[n] {
+		e.buf = append(e.buf, "null"...)
+		return nil
 	}
 	e.nodes++
 	if e.nodes > MaxExpandedNodes {

@@ -215,6 +215,7 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 	}
 	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{}}
 	changed := map[string]bool{}
+	var adds []File
 	for _, ch := range changes {
 		from, to := ch.From.Name, ch.To.Name
 		changed[from], changed[to] = true, true
@@ -226,13 +227,13 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 			if oldData, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
 				return nil, err
 			}
-			cmp.Old.AddFile(from, oldData, false)
+			adds = append(adds, File{Tree: cmp.Old, Name: from, Data: oldData})
 		}
 		if to != "" && f.Allows(to) {
 			if newData, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
 				return nil, err
 			}
-			cmp.New.AddFile(to, newData, false)
+			adds = append(adds, File{Tree: cmp.New, Name: to, Data: newData})
 		}
 		fd := FileDiff{From: from, To: to}
 		if crd.MentionsCRD(oldData) || crd.MentionsCRD(newData) {
@@ -241,6 +242,7 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 		cmp.Diff.Add(fd)
 	}
 	delete(changed, "")
+	AddFiles(adds)
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
 		return nil, err
 	}

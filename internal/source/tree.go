@@ -72,13 +72,15 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	sort.Strings(files)
+	adds := make([]File, 0, len(files))
 	for _, f := range files {
 		data, err := readLimited(f)
 		if err != nil {
 			return nil, err
 		}
-		t.AddFile(filepath.ToSlash(f), data, false)
+		adds = append(adds, File{Tree: t, Name: filepath.ToSlash(f), Data: data})
 	}
+	AddFiles(adds)
 	return t, nil
 }
 
@@ -114,39 +116,72 @@ func readCapped(path string, r io.Reader) ([]byte, error) {
 // AddFile finds the CRDs in one file's content. explicit says the user named the file itself,
 // so a file that cannot hold CRDs is worth a problem rather than a silent skip.
 func (t *Tree) AddFile(name string, data []byte, explicit bool) {
+	t.merge(t.parseFile(name, data, explicit))
+}
+
+// File is one file to add to a tree.
+type File struct {
+	Tree     *Tree
+	Name     string
+	Data     []byte
+	Explicit bool
+}
+
+// AddFiles parses files on all cores (YAML parsing is most of crdguard's work) and adds each to
+// its tree in the order given, so the result is the same as adding them one by one.
+func AddFiles(files []File) {
+	parsed := make([]*Tree, len(files))
+	Parallel(len(files), func(i int) {
+		f := files[i]
+		parsed[i] = f.Tree.parseFile(f.Name, f.Data, f.Explicit)
+	})
+	for i, f := range files {
+		f.Tree.merge(parsed[i])
+	}
+}
+
+func (t *Tree) merge(p *Tree) {
+	t.CRDs = append(t.CRDs, p.CRDs...)
+	t.Problems = append(t.Problems, p.Problems...)
+	t.Notices = append(t.Notices, p.Notices...)
+	t.Objects = append(t.Objects, p.Objects...)
+}
+
+// parseFile reads one file into a new partial tree; it touches nothing shared.
+func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
+	p := &Tree{}
 	switch {
 	case len(data) > MaxFileSize:
 		if explicit || crd.MentionsCRD(data[:min(len(data), 1<<20)]) {
-			t.Problems = append(t.Problems, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
+			p.Problems = append(p.Problems, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
 		} else {
-			t.Notices = append(t.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB", name, MaxFileSize>>20))
+			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB", name, MaxFileSize>>20))
 		}
-		return
+		return p
 	case bytes.IndexByte(data, 0) >= 0:
 		if explicit {
-			t.Problems = append(t.Problems, crd.Problem{File: name, Line: 1, Message: "binary file, not YAML or JSON"})
+			p.Problems = append(p.Problems, crd.Problem{File: name, Line: 1, Message: "binary file, not YAML or JSON"})
 		}
-		return
+		return p
 	}
 	mentions := crd.MentionsCRD(data)
 	if line, ok := templateLine(data); ok {
 		if mentions {
-			t.Notices = append(t.Notices, fmt.Sprintf("%s:%d: skipped, looks like a Helm or Go template", name, line))
+			p.Notices = append(p.Notices, fmt.Sprintf("%s:%d: skipped, looks like a Helm or Go template", name, line))
 		}
-		return
+		return p
 	}
 	if t.KeepObjects {
-		t.Objects = append(t.Objects, crd.ParseObjects(name, data)...)
+		p.Objects = crd.ParseObjects(name, data)
 	}
 	if !mentions {
 		if explicit && !t.KeepObjects {
-			t.Notices = append(t.Notices, name+": no CustomResourceDefinition in this file")
+			p.Notices = append(p.Notices, name+": no CustomResourceDefinition in this file")
 		}
-		return // cheap: most manifests in a repository are not CRDs
+		return p // cheap: most manifests in a repository are not CRDs
 	}
-	crds, problems := crd.Parse(name, data)
-	t.CRDs = append(t.CRDs, crds...)
-	t.Problems = append(t.Problems, problems...)
+	p.CRDs, p.Problems = crd.Parse(name, data)
+	return p
 }
 
 // templateLine finds a template action where YAML structure is expected: a line that starts

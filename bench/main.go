@@ -1,0 +1,241 @@
+// Command bench runs crdguard and crdify (sigs.k8s.io/crdify v0.5.0, as a library) on every pair of
+// ../shared/corpus in one process and prints a side-by-side table. It is its own module so that
+// crdify never enters crdguard's dependencies.
+//
+//	cd bench && go run . -corpus ../../shared/corpus
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/crdify/pkg/config"
+	"sigs.k8s.io/crdify/pkg/runner"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+type pair struct {
+	name     string
+	old, new []byte
+}
+
+// tool compares one pair from bytes, decoding included.
+type tool struct {
+	name string
+	run  func(p pair) error
+}
+
+type measure struct {
+	best      time.Duration
+	allocs    uint64
+	bytes     uint64
+	peakHeap  uint64
+	pairCount int
+	mb        float64
+}
+
+func main() {
+	corpus := flag.String("corpus", "../../shared/corpus", "the corpus folder (with pairs.tsv)")
+	runs := flag.Int("runs", 5, "alternating runs per tool; the best is reported")
+	flag.Parse()
+	pairs, err := load(*corpus)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	largest := pairs[0]
+	for _, p := range pairs {
+		if len(p.old)+len(p.new) > len(largest.old)+len(largest.new) {
+			largest = p
+		}
+	}
+
+	crdifyRunner, err := runner.New(&config.Config{UnhandledEnforcement: config.EnforcementPolicyError, Conversion: config.ConversionPolicyNone}, runner.DefaultRegistry())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: crdify:", err)
+		os.Exit(2)
+	}
+	tools := []tool{
+		{"crdify v0.5.0", func(p pair) error {
+			o, n := &apiextv1.CustomResourceDefinition{}, &apiextv1.CustomResourceDefinition{}
+			if err := yaml.Unmarshal(p.old, o); err != nil {
+				return err
+			}
+			if err := yaml.Unmarshal(p.new, n); err != nil {
+				return err
+			}
+			crdifyRunner.Run(o, n)
+			return nil
+		}},
+		{"crdguard (schema rules)", func(p pair) error {
+			o, n := &source.Tree{}, &source.Tree{}
+			source.AddFiles([]source.File{{Tree: o, Name: "old.yaml", Data: p.old}, {Tree: n, Name: "new.yaml", Data: p.new}})
+			if len(o.CRDs) != 1 || len(n.CRDs) != 1 {
+				return fmt.Errorf("%s: not one CRD a side", p.name)
+			}
+			rules.Compare(crd.Pair{Old: o.CRDs[0], New: n.CRDs[0]}, rules.Options{})
+			return nil
+		}},
+		{"crdguard (full: rules + API-server validation)", func(p pair) error {
+			o, n := &source.Tree{}, &source.Tree{}
+			source.AddFiles([]source.File{{Tree: o, Name: "old.yaml", Data: p.old}, {Tree: n, Name: "new.yaml", Data: p.new}})
+			check.Trees(o, n, rules.Options{})
+			return nil
+		}},
+	}
+
+	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s, %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), cpuModel())
+	fmt.Printf("corpus: %d pairs, %.1f MB; largest pair: %s (%.0f KB)\n\n", len(pairs), mb(pairs), largest.name, float64(len(largest.old)+len(largest.new))/1e3)
+	for _, set := range []struct {
+		title string
+		pairs []pair
+		times int
+	}{{"whole corpus", pairs, 1}, {"largest pair alone (x20)", []pair{largest}, 20}} {
+		results := make([]measure, len(tools))
+		for i := range results {
+			results[i].best = time.Duration(1<<63 - 1)
+		}
+		for r := 0; r < *runs; r++ {
+			for i, t := range tools { // alternate the tools within every run
+				m, err := run(t, set.pairs, set.times)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "bench:", t.name, err)
+					os.Exit(1)
+				}
+				if m.best < results[i].best {
+					results[i] = m
+				}
+			}
+		}
+		print(set.title, tools, results)
+	}
+}
+
+func print(title string, tools []tool, rs []measure) {
+	fmt.Printf("### %s\n\n| tool | time | pairs/s | MB/s | allocations | allocated | peak heap |\n|---|---|---|---|---|---|---|\n", title)
+	for i, t := range tools {
+		m := rs[i]
+		s := m.best.Seconds()
+		fmt.Printf("| %s | %s | %.0f | %.1f | %d | %.0f MB | %.0f MB |\n", t.name, m.best.Round(time.Millisecond), float64(m.pairCount)/s, m.mb/s, m.allocs, float64(m.bytes)/1e6, float64(m.peakHeap)/1e6)
+	}
+	base := rs[0]
+	for i := 1; i < len(tools); i++ {
+		m := rs[i]
+		fmt.Printf("\n%s / crdify: speed %.1f× faster, allocations %.2f×, allocated bytes %.2f×, peak heap %.2f×\n", tools[i].name,
+			base.best.Seconds()/m.best.Seconds(), float64(m.allocs)/float64(base.allocs), float64(m.bytes)/float64(base.bytes), float64(m.peakHeap)/float64(base.peakHeap))
+	}
+	fmt.Println()
+}
+
+func run(t tool, pairs []pair, times int) (measure, error) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go sampleHeap(&peak, stop, done)
+	start := time.Now()
+	for n := 0; n < times; n++ {
+		for _, p := range pairs {
+			if err := t.run(p); err != nil {
+				close(stop)
+				<-done
+				return measure{}, err
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	close(stop)
+	<-done
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	return measure{best: elapsed, allocs: after.Mallocs - before.Mallocs, bytes: after.TotalAlloc - before.TotalAlloc,
+		peakHeap: peak.Load(), pairCount: len(pairs) * times, mb: mb(pairs) * float64(times)}, nil
+}
+
+// sampleHeap records the largest live heap seen while a tool runs.
+func sampleHeap(peak *atomic.Uint64, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	t := time.NewTicker(200 * time.Microsecond)
+	defer t.Stop()
+	for {
+		metrics.Read(s)
+		if v := s[0].Value.Uint64(); v > peak.Load() {
+			peak.Store(v)
+		}
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func mb(pairs []pair) float64 {
+	n := 0
+	for _, p := range pairs {
+		n += len(p.old) + len(p.new)
+	}
+	return float64(n) / 1e6
+}
+
+func load(root string) ([]pair, error) {
+	f, err := os.Open(filepath.Join(root, "pairs.tsv"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the corpus: %w", err)
+	}
+	defer f.Close()
+	var pairs []pair
+	sc := bufio.NewScanner(f)
+	sc.Scan()
+	for sc.Scan() {
+		c := strings.Split(sc.Text(), "\t")
+		if len(c) < 4 {
+			continue
+		}
+		dir := filepath.Join(root, c[0], c[1], c[2]+"__"+c[3])
+		o, err := os.ReadFile(filepath.Join(dir, "old.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		n, err := os.ReadFile(filepath.Join(dir, "new.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, pair{name: strings.Join(c[:4], " "), old: o, new: n})
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].name < pairs[j].name })
+	return pairs, nil
+}
+
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if _, v, ok := strings.Cut(l, ":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return "unknown CPU"
+}

@@ -1,0 +1,68 @@
+package crd
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// TestFastDecodeMatchesJSON: the direct YAML decoder of schemas gives exactly what the JSON
+// path gives, on every CRD of the corpus and of testdata.
+func TestFastDecodeMatchesJSON(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/corpus/*/*/*/*.yaml")
+	more, _ := filepath.Glob("../../testdata/rules/*/*/*.yaml")
+	files = append(files, more...)
+	fast := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+			continue
+		}
+		root := doc.Content[0]
+		if scalarAt(root, "kind") != Kind {
+			continue
+		}
+		got, err := fastDecode(scalarAt(root, "apiVersion"), root)
+		if err != nil {
+			continue // the JSON path decides these
+		}
+		fast++
+		raw, err := toJSON(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := decodeObject(scalarAt(root, "apiVersion"), raw)
+		if err != nil {
+			t.Fatalf("%s: the fast path accepted what JSON refuses: %v", f, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: fast decode differs from the JSON path", f)
+		}
+	}
+	if fast < 200 {
+		t.Errorf("only %d documents took the fast path", fast)
+	}
+	t.Logf("%d documents decoded both ways, identical", fast)
+}
+
+func TestFastDecodeFallsBack(t *testing.T) {
+	for _, doc := range []string{
+		"maxLength: 1.5", "maxLength: 1.0", "type: 3", "required: [1]", "dependencies: {a: [b]}", "nullable: yes", "enum: x",
+	} {
+		data := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: w.example.com}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        " + doc + "\n"
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(data), &n); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fastDecode(GroupVersionV1, n.Content[0]); err == nil {
+			t.Errorf("%q took the fast path", doc)
+		}
+	}
+}
