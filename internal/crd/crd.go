@@ -91,7 +91,11 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 		problems []Problem
 	)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
+	for docs := 0; ; docs++ {
+		if docs == MaxDocuments {
+			problems = append(problems, Problem{File: file, Line: 1, Message: fmt.Sprintf("more than %d YAML documents in one file; the rest was not read", MaxDocuments)})
+			break
+		}
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if err == io.EOF {

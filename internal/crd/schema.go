@@ -18,8 +18,9 @@ import (
 
 // decodeSchema converts a schema mapping; ok is false where the JSON path must decide.
 func decodeSchema(n *yaml.Node, depth int) (s apiextv1.JSONSchemaProps, ok bool) {
-	n = resolveAlias(n)
-	if n.Kind != yaml.MappingNode || depth > MaxDepth {
+	// Aliases can make a small document expand without bound: only the JSON path, which
+	// counts expanded nodes, may decode them.
+	if n.Kind != yaml.MappingNode || depth > MaxDepth || hasAlias(n) {
 		return s, false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -434,4 +435,22 @@ func intValue(n *yaml.Node) (int64, bool) {
 	}
 	i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)
 	return i, err == nil
+}
+
+// hasAlias reports whether a mapping's keys or values are aliases; nested mappings are checked
+// when they are decoded.
+func hasAlias(n *yaml.Node) bool {
+	for _, c := range n.Content {
+		if c.Kind == yaml.AliasNode {
+			return true
+		}
+		if c.Kind == yaml.SequenceNode {
+			for _, it := range c.Content {
+				if it.Kind == yaml.AliasNode {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

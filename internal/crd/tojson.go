@@ -16,8 +16,11 @@ const (
 	// well under 100 levels.
 	MaxDepth = 1000
 	// MaxExpandedNodes bounds the nodes produced once aliases are expanded (a "billion laughs"
-	// document has few nodes but expands to billions).
-	MaxExpandedNodes = 5_000_000
+	// document has few nodes but expands to billions). The largest real CRD in the corpus has
+	// about 60,000; every node decoded costs memory.
+	MaxExpandedNodes = 1_000_000
+	// MaxDocuments bounds the YAML documents read from one file.
+	MaxDocuments = 10_000
 )
 
 // jsonEncoder turns a YAML node tree into JSON text, resolving tags the way YAML 1.2 (and so
