@@ -41,11 +41,12 @@ Usage:
   crdguard rules [--format F]     list every rule with its default severity and doc
   crdguard action                 run as a GitHub Action (the default when GITHUB_ACTIONS=true):
                                   inputs and the event come from the INPUT_* and GITHUB_* variables
+  crdguard version                the version, and the Kubernetes libraries it was built with
 
 Flags for diff and check:
   --config FILE      configuration (default: .crdguard.yaml in the working directory for
                      diff, at the repository root for check, if present)
-  --format FORMAT    text (default), json, markdown or github (workflow commands)
+  --format FORMAT    text (default), json, markdown, github (workflow commands) or sarif
   --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
@@ -77,6 +78,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(args[1:], stdout, stderr)
 	case "action":
 		return action.Run(context.Background(), action.Options{Stdout: stdout})
+	case "version", "--version":
+		return runVersion(stdout)
 	case "rules":
 		return runRules(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

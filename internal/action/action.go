@@ -53,6 +53,7 @@ type Options struct {
 type inputs struct {
 	token, config, failOn, comment, checkName string
 	base, head                                string // override the event's commits
+	sarif                                     string // also write a SARIF log here
 	paths, baselines                          []string
 	checkRun                                  bool
 }
@@ -63,7 +64,7 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		failOn: orDefault(gha.GetInput("fail-on"), "error"), comment: orDefault(gha.GetInput("comment"), "review"),
 		checkName: orDefault(gha.GetInput("check-name"), "crdguard"),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
-		base: gha.GetInput("base"), head: gha.GetInput("head"),
+		base: gha.GetInput("base"), head: gha.GetInput("head"), sarif: gha.GetInput("sarif"),
 	}
 	if !slices.Contains([]string{"error", "warning", "never"}, in.failOn) {
 		return in, fmt.Errorf("input fail-on: %q is not allowed (allowed: error, warning, never)", in.failOn)
@@ -289,6 +290,11 @@ func (r *run) run(ctx context.Context) (int, error) {
 	if fails && !acknowledged {
 		result = "fail"
 	}
+	if in.sarif != "" {
+		if err := writeSARIF(filepath.Join(workspace, in.sarif), rep); err != nil {
+			r.logf("could not write the SARIF log: %v", err)
+		}
+	}
 	if getenv("GITHUB_STEP_SUMMARY") != "" {
 		r.gha.AddStepSummary(summary)
 	}
@@ -437,4 +443,15 @@ func OnHead(fs []finding.Finding, diff *source.Diff) []finding.Finding {
 		out[i] = f
 	}
 	return out
+}
+
+func writeSARIF(path string, rep report.Report) error {
+	var buf bytes.Buffer
+	if err := report.SARIF(&buf, rep); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }

@@ -271,9 +271,13 @@ func TestExplicitRefsAndAnnotations(t *testing.T) {
 	pr := newPullRequest(t)
 	pr.env["INPUT_BASE"], pr.env["INPUT_HEAD"] = "main", "pr"
 	pr.env["INPUT_COMMENT"], pr.env["INPUT_CHECK-RUN"] = "annotations", "false"
+	pr.env["INPUT_SARIF"] = "reports/crdguard.sarif"
 	code, out := pr.run()
 	if code != ExitFindings || strings.Count(out, "::error ") != 2 || len(pr.srv.Writes()) != 0 {
 		t.Fatalf("exit %d, %d writes\n%s", code, len(pr.srv.Writes()), out)
+	}
+	if sarif := readFile(t, filepath.Join(pr.repo.Dir, "reports/crdguard.sarif")); strings.Count(sarif, `"ruleId"`) != 2 {
+		t.Fatalf("SARIF log:\n%s", sarif)
 	}
 }
 

@@ -4,6 +4,8 @@ package finding
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -138,4 +140,11 @@ func Less(a, b *Finding) bool {
 // Key identifies a finding independently of its line, for deduplication and fingerprints.
 func (f *Finding) Key() string {
 	return f.Rule + "\x00" + f.CRD + "\x00" + f.Version + "\x00" + f.Path
+}
+
+// Fingerprint identifies a finding across runs (review comments, SARIF partialFingerprints):
+// rule, CRD, version, path and baseline, never the line, so a finding that moves is the same.
+func (f *Finding) Fingerprint() string {
+	sum := sha256.Sum256([]byte(f.Key() + "\x00" + f.Baseline))
+	return hex.EncodeToString(sum[:8])
 }

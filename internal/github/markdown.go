@@ -1,8 +1,6 @@
 package github
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
@@ -25,13 +23,6 @@ const (
 )
 
 var fingerprintRE = regexp.MustCompile(`<!-- ` + fingerprintLabel + `([0-9a-f]{16}) -->`)
-
-// Fingerprint identifies a finding across runs: rule, CRD, version, path and baseline, never the
-// line, so a finding that moves is not posted again.
-func Fingerprint(f *finding.Finding) string {
-	sum := sha256.Sum256([]byte(f.Key() + "\x00" + f.Baseline))
-	return hex.EncodeToString(sum[:8])
-}
 
 func marker(fp string) string { return "<!-- " + fingerprintLabel + fp + " -->" }
 
@@ -57,7 +48,7 @@ func CommentBody(f *finding.Finding, docsURL string) string {
 	if ba := beforeAfter(f); ba != "" {
 		fmt.Fprintf(&b, "\n\n**Before → after:** %s", ba)
 	}
-	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(Fingerprint(f)))
+	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(f.Fingerprint()))
 	return b.String()
 }
 

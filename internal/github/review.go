@@ -104,7 +104,7 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		if f.Severity < finding.Warning {
 			continue
 		}
-		fp := Fingerprint(f)
+		fp := f.Fingerprint()
 		if current[fp] {
 			continue
 		}

@@ -21,7 +21,7 @@ type Report struct {
 }
 
 // Formats lists the output formats Write accepts.
-var Formats = []string{"text", "json", "markdown", "github"}
+var Formats = []string{"text", "json", "markdown", "github", "sarif"}
 
 // Write renders r in the named format.
 func Write(w io.Writer, format string, r Report) error {
@@ -34,8 +34,10 @@ func Write(w io.Writer, format string, r Report) error {
 		return Markdown(w, r)
 	case "github":
 		return Workflow(w, r)
+	case "sarif":
+		return SARIF(w, r)
 	}
-	return fmt.Errorf("unknown format %q (allowed: text, json, markdown, github)", format)
+	return fmt.Errorf("unknown format %q (allowed: text, json, markdown, github, sarif)", format)
 }
 
 // Summary counts findings by severity.

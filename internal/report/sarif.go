@@ -1,0 +1,60 @@
+package report
+
+import (
+	"io"
+
+	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
+)
+
+// InformationURI is where SARIF viewers link the tool.
+const InformationURI = "https://github.com/crdguard/crdguard"
+
+// RulesDocURL is the page every rule's doc has a section in (docs/rules.md).
+const RulesDocURL = InformationURI + "/blob/main/docs/rules.md"
+
+// Version is crdguard's version, set by the binary at startup.
+var Version = "dev"
+
+var sarifLevels = map[finding.Severity]string{finding.Error: "error", finding.Warning: "warning", finding.Info: "note"}
+
+// SARIF writes a SARIF 2.1.0 log for GitHub code scanning: one reportingDescriptor per rule and a
+// result per finding at warning or above, located at its file and line, with a partial
+// fingerprint that does not depend on the line.
+func SARIF(w io.Writer, r Report) error {
+	log, err := sarif.New(sarif.Version210)
+	if err != nil {
+		return err
+	}
+	run := sarif.NewRunWithInformationURI("crdguard", InformationURI)
+	run.Tool.Driver.Version = &Version
+	for _, rule := range rules.All() {
+		run.AddRule(rule.ID).
+			WithName(rule.ID).
+			WithShortDescription(sarif.NewMultiformatMessageString(rule.Summary)).
+			WithFullDescription(sarif.NewMultiformatMessageString(rule.Doc)).
+			WithHelpURI(RulesDocURL + "#" + rule.ID).
+			WithTextHelp(rule.Doc).
+			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevels[rule.Severity]))
+	}
+	run.Results = []*sarif.Result{}
+	for i := range r.Findings {
+		f := &r.Findings[i]
+		if f.Severity < finding.Warning {
+			continue
+		}
+		region := sarif.NewRegion().WithStartLine(max(f.Location.Line, 1))
+		loc := sarif.NewPhysicalLocation().
+			WithArtifactLocation(sarif.NewSimpleArtifactLocation(f.Location.File)).
+			WithRegion(region)
+		result := run.CreateResultForRule(f.Rule).
+			WithLevel(sarifLevels[f.Severity]).
+			WithMessage(sarif.NewTextMessage(f.Message)).
+			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
+		result.WithPartialFingerPrints(map[string]interface{}{"crdguard/v1": f.Fingerprint()})
+	}
+	log.AddRun(run)
+	return log.PrettyWrite(w)
+}

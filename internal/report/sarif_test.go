@@ -1,0 +1,83 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// TestSARIFValidates checks the SARIF output against the OASIS SARIF 2.1.0 JSON schema.
+func TestSARIFValidates(t *testing.T) {
+	f, err := os.Open("../../testdata/sarif/sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := SARIF(&buf, hostile()); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Fatalf("SARIF does not validate: %v", err)
+	}
+	var log struct {
+		Runs []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct {
+						ID                   string `json:"id"`
+						DefaultConfiguration struct {
+							Level string `json:"level"`
+						} `json:"defaultConfiguration"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID              string            `json:"ruleId"`
+				Level               string            `json:"level"`
+				PartialFingerprints map[string]string `json:"partialFingerprints"`
+				Locations           []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						Region           struct{ StartLine int } `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	run := log.Runs[0]
+	if len(run.Results) != 2 || run.Results[0].RuleID != "field-removed" || run.Results[0].Level != "error" ||
+		run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URI != "config/crd/widgets.yaml" ||
+		run.Results[0].Locations[0].PhysicalLocation.Region.StartLine != 57 || run.Results[0].PartialFingerprints["crdguard/v1"] == "" {
+		t.Fatalf("results %+v", run.Results)
+	}
+	levels := map[string]string{}
+	for _, r := range run.Tool.Driver.Rules {
+		levels[r.ID] = r.DefaultConfiguration.Level
+	}
+	if levels["field-removed"] != "error" || levels["map-type-changed"] != "warning" || levels["field-added"] != "note" {
+		t.Fatalf("rule levels %v", levels)
+	}
+}
