@@ -102,7 +102,7 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 			break
 		}
 		if err != nil {
-			line := errorLine(err)
+			line := min(errorLine(err), lineCount(data))
 			p := Problem{File: file, Line: line, Message: "YAML does not parse: " + lineRE.ReplaceAllString(trimYAMLError(err), "line "+strconv.Itoa(line))}
 			// The names let a caller tell a broken CRD from a removed one.
 			for _, name := range guessNames(data) {
@@ -298,7 +298,12 @@ func guessNames(data []byte) []string {
 
 // parserProblems are the YAML parser's (not scanner's) messages. yaml.v3 reports their line
 // zero-based (it adds one only for scanner errors), so they need one more to be a real line.
-var parserProblems = []string{"did not find expected", "found undefined tag handle", "found incompatible YAML document", "found duplicate %TAG"}
+var parserProblems = []string{
+	"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
+	"did not find expected node content", "did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"did not find expected '-' indicator", "found undefined tag handle", "found incompatible YAML document",
+	"found duplicate %TAG",
+}
 
 func errorLine(err error) int {
 	msg := err.Error()
@@ -321,6 +326,17 @@ func errorLine(err error) int {
 
 func trimYAMLError(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
+}
+
+// lineCount counts lines as YAML does: LF, CRLF and a lone CR each end one.
+func lineCount(data []byte) int {
+	n := 1
+	for i, c := range data {
+		if c == '\n' || c == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+			n++
+		}
+	}
+	return n
 }
 
 // MentionsCRD reports whether raw file content could hold a CRD, so a caller can tell a broken

@@ -57,7 +57,7 @@ func TestSARIFValidates(t *testing.T) {
 				PartialFingerprints map[string]string `json:"partialFingerprints"`
 				Locations           []struct {
 					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
 						Region           struct{ StartLine int } `json:"region"`
 					} `json:"physicalLocation"`
 				} `json:"locations"`
