@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
 )
 
 var update = flag.Bool("update", false, "rewrite generated files (README.md's rules table, docs/rules.md)")
@@ -49,7 +52,7 @@ func TestReadmeRules(t *testing.T) {
 func TestGeneratedDocs(t *testing.T) {
 	const path = "../../docs/rules.md"
 	var page bytes.Buffer
-	if err := report.RulesPage(&page, rules.All()); err != nil {
+	if err := report.RulesPage(&page, rules.All(), ruleExamples(t)); err != nil {
 		t.Fatal(err)
 	}
 	if *update {
@@ -64,4 +67,31 @@ func TestGeneratedDocs(t *testing.T) {
 	if !bytes.Equal(current, page.Bytes()) {
 		t.Fatal("docs/rules.md is stale: run go test ./cmd/action -run TestGeneratedDocs -update")
 	}
+}
+
+// ruleExamples is, for each rule, the diff of its first testdata case that fires it (at most 30
+// lines), so the docs show a real before/after.
+func ruleExamples(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range rules.All() {
+		dirs, _ := filepath.Glob(filepath.Join("../../testdata/rules", r.ID, "*"))
+		for _, d := range dirs {
+			if strings.HasPrefix(filepath.Base(d), "not-") {
+				continue
+			}
+			old, err1 := os.ReadFile(filepath.Join(d, "old.yaml"))
+			new, err2 := os.ReadFile(filepath.Join(d, "new.yaml"))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			lines := strings.SplitAfter(source.UnifiedDiff(old, new), "\n")
+			if len(lines) > 31 {
+				lines = append(lines[:30], "…\n")
+			}
+			out[r.ID] = strings.Join(lines, "")
+			break
+		}
+	}
+	return out
 }

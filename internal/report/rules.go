@@ -69,17 +69,23 @@ func indentWrap(s, indent string, width int) string {
 }
 
 // RulesPage writes docs/rules.md: one section per rule, whose heading is the rule ID, so review
-// comments can link to #<rule-id>.
-func RulesPage(w io.Writer, all []*rules.Rule) error {
+// comments can link to #<rule-id>; examples maps rule IDs to a unified diff that triggers it.
+func RulesPage(w io.Writer, all []*rules.Rule, examples map[string]string) error {
 	ew := &errWriter{w: w}
-	ew.printf("# crdguard rules\n\nGenerated from the registry (`go test ./cmd/action -run TestGeneratedDocs -update`); do not edit.\n")
-	ew.printf("Severities are defaults: change them per rule with `rules:` in `.crdguard.yaml`, drop single findings with `ignore:` (a reason is required), or acknowledge a deliberate breaking change with the pull request label (`acknowledgeLabel`).\n")
+	ew.printf("# crdguard rules\n\nGenerated from the registry and `testdata/rules` (`go test ./cmd/action -run TestGeneratedDocs -update`); do not edit.\n\n")
+	ew.printf("**Acknowledging a finding.** Severities are defaults: set a rule's severity (or `off`) under `rules:` in `.crdguard.yaml`; drop one finding with an `ignore:` entry (crd, version, path, rule and a required reason); or, for a deliberate breaking change, add the pull request label named by `acknowledgeLabel` (default `crd-breaking-change-approved`): the check turns neutral.\n")
 	for _, r := range all {
 		ew.printf("\n## %s\n\n**Default:** %s · **Level:** %s", r.ID, r.Severity, r.Level)
 		if r.Ratchetable {
 			ew.printf(" · **Ratcheting:** with `ratcheting: true` this is a warning, except for constraints an allOf/anyOf/oneOf/not of an ancestor places on the field and CEL rules that use oldSelf")
 		}
 		ew.printf("\n\n%s\n\n%s\n", r.Summary, r.Doc)
+		if r.Advice != "" {
+			ew.printf("\n**What to do instead:** %s.\n", r.Advice)
+		}
+		if ex := examples[r.ID]; ex != "" {
+			ew.printf("\n```diff\n%s```\n", ex)
+		}
 	}
 	return ew.err
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"bytes"
+	"fmt"
 )
 
 // Context is the number of unchanged lines a unified diff shows around each change, as git and
@@ -20,7 +21,13 @@ type Hunk struct {
 // heuristic. Git itself gives up minimality on very large rewrites (xdiff's cost cut-offs),
 // where hunks can differ; the GitHub reporter must survive that (GitHub answers 422).
 func Hunks(old, new []byte) []Hunk {
-	a, b := splitLines(old), splitLines(new)
+	_, _, ca, cb := diffLines(old, new)
+	return hunksOf(ca, cb)
+}
+
+// diffLines splits both contents into lines and marks the removed and added ones as git would.
+func diffLines(old, new []byte) (a, b [][]byte, ca, cb []bool) {
+	a, b = splitLines(old), splitLines(new)
 	ids := map[string]int{}
 	intern := func(lines [][]byte) []int {
 		out := make([]int, len(lines))
@@ -35,13 +42,12 @@ func Hunks(old, new []byte) []Hunk {
 		return out
 	}
 	x, y := intern(a), intern(b)
-	// changedA[i] / changedB[j] mark deleted and inserted lines.
 	changedA, changedB := make([]bool, len(x)), make([]bool, len(y))
 	myers(x, y, 0, len(x), 0, len(y), changedA, changedB)
 	fa, fb := newDiffFile(x, a, changedA), newDiffFile(y, b, changedB)
 	compact(fa, fb)
 	compact(fb, fa)
-	return hunksOf(fa.chg[1:len(x)+1], fb.chg[1:len(y)+1])
+	return a, b, fa.chg[1 : len(x)+1], fb.chg[1 : len(y)+1]
 }
 
 func splitLines(data []byte) [][]byte {
@@ -189,4 +195,41 @@ func hunksOf(ca, cb []bool) []Hunk {
 		hunks = append(hunks, h)
 	}
 	return hunks
+}
+
+// UnifiedDiff renders the hunks between two contents as unified-diff text (without file headers).
+func UnifiedDiff(old, new []byte) string {
+	a, b, ca, cb := diffLines(old, new)
+	var out []byte
+	line := func(prefix byte, l []byte) {
+		out = append(append(out, prefix), l...)
+		if len(l) == 0 || l[len(l)-1] != '\n' {
+			out = append(out, '\n')
+		}
+	}
+	for _, h := range hunksOf(ca, cb) {
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@\n", h.OldStart, h.OldLines, h.NewStart, h.NewLines)...)
+		i, j := h.OldStart-1, h.NewStart-1
+		if h.OldLines == 0 {
+			i = h.OldStart
+		}
+		if h.NewLines == 0 {
+			j = h.NewStart
+		}
+		endA, endB := i+h.OldLines, j+h.NewLines
+		for i < endA || j < endB {
+			switch {
+			case i < endA && ca[i]:
+				line('-', a[i])
+				i++
+			case j < endB && cb[j]:
+				line('+', b[j])
+				j++
+			default:
+				line(' ', a[i])
+				i, j = i+1, j+1
+			}
+		}
+	}
+	return string(out)
 }

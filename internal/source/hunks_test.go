@@ -176,3 +176,35 @@ func TestHeadPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestUnifiedDiffMatchesGit compares the whole hunk text with git's on a sample of real files.
+func TestUnifiedDiffMatchesGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	pairs, _ := filepath.Glob("../../../shared/corpus/fluxcd__source-controller/*/*/old.yaml")
+	if len(pairs) == 0 {
+		t.Skip("corpus not available")
+	}
+	for _, oldPath := range pairs[:min(len(pairs), 10)] {
+		newPath := filepath.Join(filepath.Dir(oldPath), "new.yaml")
+		out, _ := exec.Command("git", "diff", "--no-index", "--no-color", "-U3", oldPath, newPath).Output()
+		var want strings.Builder
+		inHunk := false
+		for _, l := range strings.SplitAfter(string(out), "\n") {
+			switch {
+			case strings.HasPrefix(l, "@@"):
+				inHunk = true
+				end := strings.Index(l[2:], "@@") + 4
+				want.WriteString(l[:end] + "\n")
+			case inHunk && l != "" && !strings.HasPrefix(l, "\\"):
+				want.WriteString(l)
+			}
+		}
+		old, _ := os.ReadFile(oldPath)
+		new, _ := os.ReadFile(newPath)
+		if got := UnifiedDiff(old, new); got != want.String() {
+			t.Errorf("%s: unified diff differs from git's", filepath.Dir(oldPath))
+		}
+	}
+}
