@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	repoDir := c.fs.String("repo", ".", "a folder inside the git repository")
 	var baselines stringList
 	c.fs.Var(&baselines, "baseline", "another ref to compare head with, such as a release tag (repeatable)")
+	useCluster := c.fs.Bool("cluster", false, "also compare head with the CRDs installed in the cluster (kubeconfig), whose status.storedVersions count as stored")
+	var cluster source.Cluster
+	c.fs.StringVar(&cluster.Kubeconfig, "kubeconfig", "", "kubeconfig for --cluster (default: KUBECONFIG or ~/.kube/config)")
+	c.fs.StringVar(&cluster.Context, "context", "", "kubeconfig context for --cluster")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -51,12 +56,34 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err := filter.Validate(); err != nil {
 		return c.fail(fmt.Errorf("config: %w", err))
 	}
-	res, err := check.Git(repo, check.GitOptions{
+	opts := check.GitOptions{
 		Base: *base, Head: *head, Baselines: append(append([]string{}, cfg.Baselines...), baselines...), Filter: filter,
 		Samples: cfg.Samples,
-	})
+	}
+	if *useCluster {
+		opts.Cluster = func(names []string) (*source.Tree, error) { return readClusterCRDs(cluster, names) }
+	}
+	res, err := check.Git(repo, opts)
 	if err != nil {
 		return c.fail(err)
 	}
 	return c.finish(cfg, res.Result)
+}
+
+// readClusterCRDs reads the installed CRDs of these names; one the cluster does not have is
+// simply new there.
+func readClusterCRDs(cluster source.Cluster, names []string) (*source.Tree, error) {
+	live := &source.Tree{}
+	for _, n := range names {
+		t, err := source.ReadCluster(context.Background(), cluster, n)
+		if err != nil {
+			if errors.Is(err, source.ErrNotInstalled) {
+				continue
+			}
+			return nil, err
+		}
+		live.CRDs = append(live.CRDs, t.CRDs...)
+		live.Problems = append(live.Problems, t.Problems...)
+	}
+	return live, nil
 }

@@ -34,7 +34,10 @@ your CRDs and reports every change that would break stored objects or existing c
 
 Usage:
   crdguard diff [flags] OLD NEW   compare CRDs in two files or directories
-                                  (CRDs are paired by metadata.name, not by file)
+                                  (CRDs are paired by metadata.name, not by file); OLD may be
+                                  kube://NAME: the CRD installed in a cluster, whose
+                                  status.storedVersions says which versions hold data
+                                  (--kubeconfig FILE, --context NAME)
   crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [flags]
                                   compare two commits of a git repository: head against its
                                   merge base with base, as a pull request shows it
@@ -202,6 +205,9 @@ func (c *command) finish(cfg *policy.Config, res check.Result) int {
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("diff", stdout, stderr)
+	var cluster source.Cluster
+	c.fs.StringVar(&cluster.Kubeconfig, "kubeconfig", "", "kubeconfig for kube://NAME (default: KUBECONFIG or ~/.kube/config)")
+	c.fs.StringVar(&cluster.Context, "context", "", "kubeconfig context for kube://NAME")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -213,7 +219,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	old, err := source.ReadPath(pos[0], false)
+	old, err := readOld(pos[0], cluster)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -248,4 +254,12 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		return exitTool
 	}
 	return exitOK
+}
+
+// readOld reads the old side of diff: a file, a directory, or kube://NAME from a cluster.
+func readOld(arg string, cluster source.Cluster) (*source.Tree, error) {
+	if name, ok := source.IsKube(arg); ok {
+		return source.ReadCluster(context.Background(), cluster, name)
+	}
+	return source.ReadPath(arg, false)
 }

@@ -22,6 +22,9 @@ type GitOptions struct {
 	// Samples are globs of custom resources to validate; empty: any file that mentions the API
 	// group of a changed CRD.
 	Samples []string
+	// Cluster, when set, reads the installed CRDs of these names (kube://); they are compared
+	// with head like a baseline named "cluster", and their status.storedVersions count as stored.
+	Cluster func(names []string) (*source.Tree, error)
 }
 
 // GitResult is a comparison of two commits.
@@ -89,6 +92,22 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	}
 	if main.New.Objects, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
 		return nil, err
+	}
+	if o.Cluster != nil {
+		var names []string
+		for _, c := range main.New.CRDs {
+			if !slices.Contains(names, c.Name) {
+				names = append(names, c.Name)
+			}
+		}
+		live, err := o.Cluster(names)
+		if err != nil {
+			return nil, err
+		}
+		baselines = append(baselines, baseline{"cluster", &source.Comparison{Old: live, New: main.New}})
+		for _, c := range live.CRDs {
+			stored[c.Name] = append(stored[c.Name], c.Object.Status.StoredVersions...)
+		}
 	}
 	opts := rules.Options{StoredVersions: stored}
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,

@@ -4,10 +4,14 @@
 package oracle
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -105,3 +109,51 @@ func silenceLogs() {
 	klog.SetOutput(io.Discard)
 	klog.LogToStderr(false)
 }
+
+// Kubeconfig writes a kubeconfig file that reaches the server, for code that loads one.
+func (s *Server) Kubeconfig(t testing.TB) string {
+	t.Helper()
+	cluster := map[string]any{"server": s.Config.Host}
+	ca := s.Config.TLSClientConfig.CAData
+	if len(ca) == 0 && s.Config.TLSClientConfig.CAFile != "" {
+		var err error
+		if ca, err = os.ReadFile(s.Config.TLSClientConfig.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sn := s.Config.TLSClientConfig.ServerName; sn != "" {
+		cluster["tls-server-name"] = sn // the loopback certificate names its own server
+	}
+	if len(ca) > 0 {
+		cluster["certificate-authority-data"] = base64.StdEncoding.EncodeToString(ca)
+	} else {
+		cluster["insecure-skip-tls-verify"] = true
+	}
+	user := map[string]any{}
+	if s.Config.BearerToken != "" {
+		user["token"] = s.Config.BearerToken
+	}
+	if len(s.Config.TLSClientConfig.CertData) > 0 {
+		user["client-certificate-data"] = base64.StdEncoding.EncodeToString(s.Config.TLSClientConfig.CertData)
+		user["client-key-data"] = base64.StdEncoding.EncodeToString(s.Config.TLSClientConfig.KeyData)
+	}
+	cfg := map[string]any{
+		"apiVersion": "v1", "kind": "Config", "current-context": "oracle",
+		"clusters": []any{map[string]any{"name": "oracle", "cluster": cluster}},
+		"users":    []any{map[string]any{"name": "oracle", "user": user}},
+		"contexts": []any{map[string]any{"name": "oracle", "context": map[string]any{"cluster": "oracle", "user": "oracle"}}},
+	}
+	data, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Pause waits a moment between polls of the server, which offers no sync point for some of its
+// asynchronous work (CRD establishment, storage swaps).
+func Pause() { time.Sleep(20 * time.Millisecond) }
