@@ -1,32 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/crdguard/crdguard/internal/schematest"
 )
 
 // TestReportSchema validates real --format json output against docs/report.schema.json.
 func TestReportSchema(t *testing.T) {
-	f, err := os.Open("../../docs/report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("report.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("report.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := schematest.Compile(t, "../../docs/report.schema.json")
 	rules := "../../testdata/rules/"
 	for _, args := range [][]string{
 		{example + "old.yaml", example + "new.yaml"},
@@ -35,11 +17,10 @@ func TestReportSchema(t *testing.T) {
 		{rules + "sample-invalid/maximum-lowered/old.yaml", rules + "sample-invalid/maximum-lowered"},
 	} {
 		_, out, stderr := runCLI(t, append([]string{"diff", "--format", "json"}, args...)...)
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(out)))
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, stderr)
-		}
-		if err := schema.Validate(inst); err != nil {
+		if err := schematest.Validate(schema, []byte(out)); err != nil {
+			if stderr != "" {
+				t.Logf("stderr: %s", stderr)
+			}
 			t.Errorf("%v: output does not match docs/report.schema.json: %v", args, err)
 		}
 	}

@@ -3,40 +3,19 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/crdguard/crdguard/internal/schematest"
 )
 
 // TestSARIFValidates checks the SARIF output against the OASIS SARIF 2.1.0 JSON schema.
 func TestSARIFValidates(t *testing.T) {
-	f, err := os.Open("../../testdata/sarif/sarif-schema-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	schema, err := c.Compile("sarif-schema-2.1.0.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	schema := schematest.Compile(t, "../../testdata/sarif/sarif-schema-2.1.0.json")
 	var buf bytes.Buffer
 	if err := SARIF(&buf, hostile()); err != nil {
 		t.Fatal(err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := schema.Validate(inst); err != nil {
+	if err := schematest.Validate(schema, buf.Bytes()); err != nil {
 		t.Fatalf("SARIF does not validate: %v", err)
 	}
 	var log struct {
