@@ -391,7 +391,7 @@ func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag(
 
 // strValue accepts what encodes to a JSON string: !!str, and the tags toJSON writes as strings.
 func strValue(n *yaml.Node) (string, bool) {
-	if n.Kind != yaml.ScalarNode {
+	if _, isBool := yaml11Bool(n); n.Kind != yaml.ScalarNode || isBool {
 		return "", false
 	}
 	switch n.ShortTag() {
@@ -402,6 +402,9 @@ func strValue(n *yaml.Node) (string, bool) {
 }
 
 func boolValue(n *yaml.Node) (bool, bool) {
+	if b, ok := yaml11Bool(n); ok {
+		return b, true
+	}
 	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" {
 		return false, false
 	}

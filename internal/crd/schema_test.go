@@ -54,7 +54,7 @@ func TestFastDecodeMatchesJSON(t *testing.T) {
 
 func TestFastDecodeFallsBack(t *testing.T) {
 	for _, doc := range []string{
-		"maxLength: 1.5", "maxLength: 1.0", "type: 3", "required: [1]", "dependencies: {a: [b]}", "nullable: yes", "enum: x",
+		"maxLength: 1.5", "maxLength: 1.0", "type: 3", "required: [1]", "dependencies: {a: [b]}", "type: yes", "enum: x",
 	} {
 		data := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: w.example.com}\nspec:\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        " + doc + "\n"
 		var n yaml.Node
@@ -64,5 +64,24 @@ func TestFastDecodeFallsBack(t *testing.T) {
 		if _, err := fastDecode(GroupVersionV1, n.Content[0]); err == nil {
 			t.Errorf("%q took the fast path", doc)
 		}
+	}
+}
+
+// TestYAML11Booleans: kubectl (sigs.k8s.io/yaml) reads plain yes/no/on/off as booleans, so the
+// API server gets booleans; quoted ones stay strings.
+func TestYAML11Booleans(t *testing.T) {
+	data := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: yes\n    storage: on\n    schema:\n      openAPIV3Schema:\n        type: object\n        nullable: yes\n        properties:\n          mode: {type: string, enum: ['on', off]}\n"
+	crds, problems := Parse("w.yaml", []byte(data))
+	if len(problems) != 0 || len(crds) != 1 {
+		t.Fatalf("problems %v", problems)
+	}
+	v := crds[0].Object.Spec.Versions[0]
+	s := v.Schema.OpenAPIV3Schema
+	if !v.Served || !v.Storage || !s.Nullable {
+		t.Fatalf("served %v storage %v nullable %v", v.Served, v.Storage, s.Nullable)
+	}
+	enum := s.Properties["mode"].Enum
+	if string(enum[0].Raw) != `"on"` || string(enum[1].Raw) != "false" {
+		t.Fatalf("enum %s %s", enum[0].Raw, enum[1].Raw)
 	}
 }

@@ -120,7 +120,28 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// yaml11Bools are the plain scalars YAML 1.1 reads as booleans. kubectl turns YAML into JSON with
+// sigs.k8s.io/yaml, which follows YAML 1.1, so the API server receives `served: yes` as true;
+// crdguard must read it the same way (yaml.v3 alone would say "yes" is a string).
+var yaml11Bools = map[string]bool{
+	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
+	"n": false, "N": false, "no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
+}
+
+// yaml11Bool reports whether a node is a plain scalar YAML 1.1 reads as a boolean.
+func yaml11Bool(n *yaml.Node) (value, ok bool) {
+	if n.Kind != yaml.ScalarNode || n.Style != 0 || n.Tag != "!!str" && n.Tag != "" {
+		return false, false
+	}
+	value, ok = yaml11Bools[n.Value]
+	return value, ok
+}
+
 func (e *jsonEncoder) scalar(n *yaml.Node) error {
+	if b, ok := yaml11Bool(n); ok {
+		e.buf = strconv.AppendBool(e.buf, b)
+		return nil
+	}
 	switch n.ShortTag() {
 	case "!!null":
 		e.buf = append(e.buf, "null"...)
