@@ -17,7 +17,7 @@ import (
 // below a node (a type change makes everything under it moot).
 var propertyChecks = []func(*node){
 	checkIntOrString, checkType, checkFields, checkNullable, checkDefault, checkEnum,
-	checkFormat, checkPattern, checkBounds, checkValidations, checkLists, checkDocs,
+	checkFormat, checkPattern, checkBounds, checkValidations, checkLists, checkCombinators, checkDocs,
 }
 
 // node is one schema node present on both sides, with the bookkeeping that makes the walk fail
