@@ -48,6 +48,8 @@ func TestRatchetingMatchesServer(t *testing.T) {
 		{"pattern-added/basic", map[string]any{"name": "ABC"}},
 		{"format-added/basic", map[string]any{"name": "not a hostname!"}},
 		{"validation-rule-added/basic", map[string]any{"size": int64(11)}},
+		{"multiple-of-added/basic", map[string]any{"size": int64(3)}},
+		{"multiple-of-changed/tightened", map[string]any{"size": int64(2)}},
 		{"max-added/under-all-of", map[string]any{"size": int64(11)}},
 		{"max-added/under-all-of-ancestor", map[string]any{"size": int64(11)}},
 	} {

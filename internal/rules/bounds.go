@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/crdguard/crdguard/internal/finding"
@@ -59,7 +61,28 @@ var (
 	}
 )
 
-var boundRules = []*Rule{minAdded, minIncreased, minDecreased, minRemoved, maxAdded, maxDecreased, maxIncreased, maxRemoved}
+var (
+	multipleOfAdded = &Rule{
+		ID: "multiple-of-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "multiple-of-removed",
+		Summary: "multipleOf was added.",
+		Advice:  "numbers that are not multiples are refused; make sure every value in use is one",
+		Doc:     "multipleOf rejects numbers that are not multiples of it: stored objects with other values fail their next update (unless ratcheting applies) and creates with them fail.",
+	}
+	multipleOfChanged = &Rule{
+		ID: "multiple-of-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,
+		Summary: "multipleOf changed (info when the new value divides the old one, which only loosens it).",
+		Advice:  "values that were multiples of the old number may not be multiples of the new one",
+		Doc:     "Changing multipleOf changes which numbers are valid. When the new value divides the old one (4 → 2), every old value stays valid and the finding is info; otherwise (2 → 4, 2 → 3) values in use may be refused.",
+	}
+	multipleOfRemoved = &Rule{
+		ID: "multiple-of-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "multipleOf was removed.",
+		Doc:     "Accepting any number is safe for writers.",
+	}
+)
+
+var boundRules = []*Rule{minAdded, minIncreased, minDecreased, minRemoved, maxAdded, maxDecreased, maxIncreased, maxRemoved,
+	multipleOfAdded, multipleOfChanged, multipleOfRemoved}
 
 // bound is one bound keyword's value on one side; exclusive only applies to minimum/maximum.
 type bound struct {
@@ -122,6 +145,27 @@ func checkBounds(n *node) {
 	}
 	for _, b := range upper {
 		boundChange(n, b.kw, b.excl, b.old, b.new, true)
+	}
+	checkMultipleOf(n)
+}
+
+func checkMultipleOf(n *node) {
+	if !n.changed(kwMultipleOf) {
+		return
+	}
+	n.judge(kwMultipleOf)
+	o, w := n.old.MultipleOf, n.new.MultipleOf
+	switch {
+	case o == nil:
+		n.emit(multipleOfAdded, finding.Head, n.keyAt(finding.Head, kwMultipleOf), nil, *w, "%s must now be a multiple of %v", n.path, *w)
+	case w == nil:
+		n.emit(multipleOfRemoved, finding.Base, n.keyAt(finding.Base, kwMultipleOf), *o, nil, "%s no longer has to be a multiple of %v", n.path, *o)
+	default:
+		f := n.emit(multipleOfChanged, finding.Head, n.keyAt(finding.Head, kwMultipleOf), *o, *w, "multipleOf of %s changed from %v to %v", n.path, *o, *w)
+		if q := *o / *w; *w != 0 && q == math.Trunc(q) {
+			f.Severity, f.Ratchetable = finding.Info, false
+			f.Message = fmt.Sprintf("multipleOf of %s changed from %v to %v, which divides it: every old value stays valid", n.path, *o, *w)
+		}
 	}
 }
 
