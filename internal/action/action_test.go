@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/crdguard/crdguard/internal/github/fakegithub"
 	"github.com/crdguard/crdguard/internal/gittest"
 )
@@ -305,4 +307,41 @@ func TestPushEvent(t *testing.T) {
 	if code, out := pr.run(); code != ExitOK || !strings.Contains(out, "new branch") {
 		t.Fatalf("new branch: exit %d\n%s", code, out)
 	}
+}
+
+// A pull request that moves the CRD to another file and removes a field: the comment lands on
+// the removed line (LEFT) of the file under its new path, as GitHub shows renames.
+func TestMovedFile(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.repo.Checkout(mustHash(t, pr.base))
+	pr.repo.Remove("config/crd/widgets.yaml")
+	pr.repo.Copy("deploy/crds/widgets.yaml", "../../testdata/action/pr/head.yaml")
+	head := pr.repo.Commit("move and change")
+	pr.head = head.String()
+	diff, err := exec.Command("git", "-C", pr.repo.Dir, "diff", "-M", "-U3", pr.base, pr.head).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var got []string
+	for _, c := range pr.srv.Comments {
+		got = append(got, c.Path+":"+itoa(c.Line)+":"+c.Side+":"+ruleOf(c.Body))
+	}
+	sort.Strings(got)
+	want := "deploy/crds/widgets.yaml:26:LEFT:field-removed deploy/crds/widgets.yaml:29:RIGHT:max-decreased"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("comments %v, want %s\n%s", got, want, out)
+	}
+}
+
+func mustHash(t *testing.T, s string) plumbing.Hash {
+	t.Helper()
+	if len(s) != 40 {
+		t.Fatalf("not a SHA: %s", s)
+	}
+	return plumbing.NewHash(s)
 }
