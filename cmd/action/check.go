@@ -15,7 +15,10 @@ import (
 // stringList is a repeatable flag.
 type stringList []string
 
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
+// String joins the values, for flag's usage output.
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+// Set adds one value each time the flag is given.
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {

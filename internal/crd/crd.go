@@ -71,6 +71,7 @@ type Problem struct {
 	Message string
 }
 
+// Error renders the problem as file:line: message.
 func (p Problem) Error() string { return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message) }
 
 var scheme = newScheme()

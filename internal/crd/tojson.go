@@ -38,6 +38,7 @@ type nodeError struct {
 	msg  string
 }
 
+// Error renders the problem with its line.
 func (e *nodeError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
 func toJSON(n *yaml.Node) ([]byte, error) { return toJSONSkipping(n, nil) }

@@ -112,6 +112,7 @@ func (b bound) json() any {
 	return b.value
 }
 
+// String renders the bound for messages, marking an exclusive one.
 func (b bound) String() string {
 	s := strconv.FormatFloat(b.value, 'g', -1, 64)
 	if b.exclusive {

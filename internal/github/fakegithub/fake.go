@@ -126,6 +126,7 @@ type recorder struct {
 	status int
 }
 
+// WriteHeader records the status before sending it.
 func (r *recorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
