@@ -2,14 +2,16 @@ package source
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"time"
 
-	clientset "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 )
@@ -39,22 +41,38 @@ func ReadCluster(ctx context.Context, c Cluster, name string) (*Tree, error) {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
 	cfg.Timeout = 30 * time.Second
-	cs, err := clientset.NewForConfig(cfg)
+	// A plain GET: the typed clientset would link every Kubernetes API group into crdguard.
+	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
 	}
-	obj, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("CRD %s is %w at %s", name, ErrNotInstalled, cfg.Host)
-	case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-		return nil, fmt.Errorf("not allowed to read CRD %s from %s (needs get on customresourcedefinitions.apiextensions.k8s.io): %w", name, cfg.Host, err)
-	case err != nil:
-		var status apierrors.APIStatus
-		if errors.As(err, &status) {
-			return nil, fmt.Errorf("reading CRD %s from %s: %w", name, cfg.Host, err)
-		}
+	url := strings.TrimSuffix(cfg.Host, "/") + strings.TrimSuffix(cfg.APIPath, "/") + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
 		return nil, fmt.Errorf("cluster at %s unreachable: %w", cfg.Host, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxFileSize))
+	if err != nil {
+		return nil, fmt.Errorf("reading CRD %s from %s: %w", name, cfg.Host, err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return nil, fmt.Errorf("CRD %s is %w at %s", name, ErrNotInstalled, cfg.Host)
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return nil, fmt.Errorf("not allowed to read CRD %s from %s (needs get on customresourcedefinitions.apiextensions.k8s.io): %s", name, cfg.Host, resp.Status)
+	default:
+		return nil, fmt.Errorf("reading CRD %s from %s: %s", name, cfg.Host, resp.Status)
+	}
+	obj := &apiextv1.CustomResourceDefinition{}
+	if err := json.Unmarshal(body, obj); err != nil {
+		return nil, fmt.Errorf("decoding CRD %s from %s: %w", name, cfg.Host, err)
 	}
 	obj.APIVersion, obj.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
 	obj.ManagedFields = nil

@@ -12,7 +12,6 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
-	"k8s.io/apiextensions-apiserver/pkg/registry/customresourcedefinition"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -49,8 +48,6 @@ func internal(c *crd.CRD) (*apiextensions.CustomResourceDefinition, error) {
 	return out, nil
 }
 
-var strategy = customresourcedefinition.NewStrategy(scheme)
-
 // Create validates a CRD the cluster does not have yet.
 func Create(c *crd.CRD) ([]Error, error) {
 	obj, err := internal(c)
@@ -58,7 +55,7 @@ func Create(c *crd.CRD) ([]Error, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	strategy.PrepareForCreate(ctx, obj)
+	prepareCRDForCreate(obj)
 	return located(c, crdvalidation.ValidateCustomResourceDefinition(ctx, obj)), nil
 }
 
@@ -74,7 +71,7 @@ func Update(old, new *crd.CRD) ([]Error, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	strategy.PrepareForCreate(ctx, o)
+	prepareCRDForCreate(o)
 	// PrepareForCreate clears status: keep what the old file says objects are stored as.
 	for _, v := range old.Object.Status.StoredVersions {
 		if !apiextensions.IsStoredVersion(o, v) {
@@ -83,7 +80,7 @@ func Update(old, new *crd.CRD) ([]Error, error) {
 	}
 	apiextensions.SetCRDCondition(o, apiextensions.CustomResourceDefinitionCondition{Type: apiextensions.Established, Status: apiextensions.ConditionTrue})
 	o.ResourceVersion, n.ResourceVersion, n.Generation = "1", "1", o.Generation
-	strategy.PrepareForUpdate(ctx, n, o)
+	prepareCRDForUpdate(n, o)
 	return located(new, crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, n, o)), nil
 }
 

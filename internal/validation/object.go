@@ -10,9 +10,7 @@ import (
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -20,18 +18,12 @@ import (
 	"github.com/crdguard/crdguard/internal/crd"
 )
 
-// objectValidator is what the API server's custom resource strategy offers.
-type objectValidator interface {
-	Validate(ctx context.Context, obj runtime.Object) field.ErrorList
-	ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList
-}
-
 // Schema validates custom resources of one version of a CRD the way the API server does:
 // pruning, null pruning, defaulting, OpenAPI validation, list sets and maps, embedded objects
 // and CEL rules, with validation ratcheting on updates.
 type Schema struct {
 	structural *structuralschema.Structural
-	strategy   objectValidator
+	validator  *crValidator
 }
 
 // NewSchema builds the validator for a version of a CRD; a version without a structural schema
@@ -57,15 +49,12 @@ func NewSchema(c *crd.CRD, version string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	var status *apiextensions.CustomResourceSubresourceStatus
 	var scale *apiextensions.CustomResourceSubresourceScale
 	if sub != nil {
-		status, scale = sub.Status, sub.Scale
+		scale = sub.Scale
 	}
 	gvk := schema.GroupVersionKind{Group: in.Spec.Group, Version: version, Kind: in.Spec.Names.Kind}
-	st := customresource.NewStrategy(unstructuredscheme.NewUnstructuredObjectTyper(), in.Spec.Scope == apiextensions.NamespaceScoped,
-		gvk, schemaValidator, nil, s, status, scale, nil)
-	return &Schema{structural: s, strategy: st}, nil
+	return &Schema{structural: s, validator: newCRValidator(gvk, in.Spec.Scope == apiextensions.NamespaceScoped, s, schemaValidator, scale)}, nil
 }
 
 // Created is what happens to an object written through the API.
@@ -84,7 +73,7 @@ func (s *Schema) Create(obj map[string]any) Created {
 	pruned := structuralpruning.PruneWithOptions(u.Object, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, s.structural)
 	structuraldefaulting.Default(u.Object, s.structural)
-	errs := s.strategy.Validate(context.Background(), u)
+	errs := s.validator.Validate(context.Background(), u)
 	return Created{Object: u.Object, Pruned: pruned, Errors: errs}
 }
 
@@ -102,7 +91,7 @@ func (s *Schema) Update(obj, stored map[string]any) field.ErrorList {
 	// An update names the version it replaces; the samples do not carry one.
 	nu.SetResourceVersion("1")
 	old.SetResourceVersion("1")
-	return s.strategy.ValidateUpdate(context.Background(), nu, old)
+	return s.validator.ValidateUpdate(context.Background(), nu, old)
 }
 
 // ErrorKey identifies an error independently of its wording, to compare two schemas' verdicts.
