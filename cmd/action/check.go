@@ -29,9 +29,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	var baselines stringList
 	c.fs.Var(&baselines, "baseline", "another ref to compare head with, such as a release tag (repeatable)")
 	useCluster := c.fs.Bool("cluster", false, "also compare head with the CRDs installed in the cluster (kubeconfig), whose status.storedVersions count as stored")
-	var cluster source.Cluster
-	c.fs.StringVar(&cluster.Kubeconfig, "kubeconfig", "", "kubeconfig for --cluster (default: KUBECONFIG or ~/.kube/config)")
-	c.fs.StringVar(&cluster.Context, "context", "", "kubeconfig context for --cluster")
+	cluster := c.clusterFlags("--cluster")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -64,7 +62,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Samples: cfg.Samples,
 	}
 	if *useCluster {
-		opts.Cluster = func(names []string) (*source.Tree, error) { return readClusterCRDs(cluster, names) }
+		opts.Cluster = func(names []string) (*source.Tree, error) { return readClusterCRDs(*cluster, names) }
 	}
 	res, err := check.Git(repo, opts)
 	if err != nil {

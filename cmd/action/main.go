@@ -169,6 +169,14 @@ func newCommand(name string, stdout, stderr io.Writer) *command {
 	return c
 }
 
+// clusterFlags registers --kubeconfig and --context, saying what they are for.
+func (c *command) clusterFlags(forWhat string) *source.Cluster {
+	var cl source.Cluster
+	c.fs.StringVar(&cl.Kubeconfig, "kubeconfig", "", "kubeconfig for "+forWhat+" (default: KUBECONFIG or ~/.kube/config)")
+	c.fs.StringVar(&cl.Context, "context", "", "kubeconfig context for "+forWhat)
+	return &cl
+}
+
 // parse parses the flags; when it returns ok false the command ends with code.
 func (c *command) parse(args []string) (pos []string, code int, ok bool) {
 	pos, err := parseInterspersed(c.fs, args)
@@ -205,9 +213,7 @@ func (c *command) finish(cfg *policy.Config, res check.Result) int {
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	c := newCommand("diff", stdout, stderr)
-	var cluster source.Cluster
-	c.fs.StringVar(&cluster.Kubeconfig, "kubeconfig", "", "kubeconfig for kube://NAME (default: KUBECONFIG or ~/.kube/config)")
-	c.fs.StringVar(&cluster.Context, "context", "", "kubeconfig context for kube://NAME")
+	cluster := c.clusterFlags("kube://NAME")
 	pos, code, ok := c.parse(args)
 	if !ok {
 		return code
@@ -219,7 +225,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	old, err := readOld(pos[0], cluster)
+	old, err := readOld(pos[0], *cluster)
 	if err != nil {
 		return c.fail(err)
 	}
