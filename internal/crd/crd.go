@@ -91,6 +91,18 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 		crds     []*CRD
 		problems []Problem
 	)
+	if docs, ok := parseFast(data); ok && len(docs) <= MaxDocuments {
+		for _, doc := range docs {
+			c, p := decodeDocument(file, doc)
+			if p != nil {
+				problems = append(problems, *p)
+			}
+			if c != nil {
+				crds = append(crds, c)
+			}
+		}
+		return crds, problems
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for docs := 0; ; docs++ {
 		if docs == MaxDocuments {

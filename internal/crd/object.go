@@ -30,13 +30,20 @@ func (o *Object) LineOf(p Path) int {
 // ParseObjects returns the documents of a file that have an apiVersion and a kind and are not
 // CRDs. Documents that do not decode are skipped: they are not what crdguard checks.
 func ParseObjects(file string, data []byte) []*Object {
-	var out []*Object
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var doc yaml.Node
-		if err := dec.Decode(&doc); err != nil {
-			return out // io.EOF, or a syntax error: what came before is kept
+	docs, ok := parseFast(data)
+	if !ok {
+		docs = nil
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		for len(docs) < MaxDocuments {
+			var doc yaml.Node
+			if err := dec.Decode(&doc); err != nil {
+				break // io.EOF, or a syntax error: what came before is kept
+			}
+			docs = append(docs, &doc)
 		}
+	}
+	var out []*Object
+	for _, doc := range docs {
 		if len(doc.Content) == 0 {
 			continue
 		}
@@ -65,6 +72,7 @@ func ParseObjects(file string, data []byte) []*Object {
 		}
 		out = append(out, &Object{File: file, Line: root.Line, APIVersion: apiVersion, Kind: kind, Name: name, Data: m, root: root})
 	}
+	return out
 }
 
 // normalizeNumbers turns json.Number into int64 or float64, as the API server's decoder does.
