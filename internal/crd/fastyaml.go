@@ -102,27 +102,35 @@ func (p *fastParser) node(parent int) *yaml.Node {
 	if ind <= parent {
 		panic(giveUp{})
 	}
-	return p.mapping(ind)
+	return p.mapping(ind, false)
 }
 
 func isSeqEntry(rest []byte) bool {
 	return len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] == ' ')
 }
 
-func (p *fastParser) mapping(ind int) *yaml.Node {
+// mapping parses a block mapping whose keys sit at column ind. With dashLine, its first key is
+// on the current "- " line of a sequence (a compact mapping), the others below it.
+func (p *fastParser) mapping(ind int, dashLine bool) *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: p.first + p.i, Column: ind + 1}
-	for {
-		p.skipBlank()
-		if p.i >= len(p.lines) {
-			return m
-		}
-		l := p.lines[p.i]
-		li := indentOfLine(l)
-		if li < ind || isDocStart(l) {
-			return m
-		}
-		if li > ind || isSeqEntry(l[li:]) {
-			panic(giveUp{})
+	for first := true; ; first = false {
+		var l []byte
+		if dashLine && first {
+			// Present the dash's line as if the key started it.
+			l = append(bytes.Repeat([]byte(" "), ind), p.lines[p.i][ind:]...)
+		} else {
+			p.skipBlank()
+			if p.i >= len(p.lines) {
+				return m
+			}
+			l = p.lines[p.i]
+			li := indentOfLine(l)
+			if li < ind || isDocStart(l) {
+				return m
+			}
+			if li > ind || isSeqEntry(l[li:]) {
+				panic(giveUp{})
+			}
 		}
 		key, value := p.pair(l, ind)
 		m.Content = append(m.Content, key, value)
@@ -299,43 +307,11 @@ func (p *fastParser) sequence(ind int) *yaml.Node {
 			s.Content = append(s.Content, p.value(nil, line, ind+2, ind, false))
 		case keyEnd(after) >= 0 && after[0] != '"' && after[0] != '\'':
 			// "- key: value": a mapping whose keys sit at the column after the dash.
-			s.Content = append(s.Content, p.compactMapping(len(l)-len(after)))
+			s.Content = append(s.Content, p.mapping(len(l)-len(after), true))
 		default:
 			p.i++
 			s.Content = append(s.Content, p.value(after, line, itemCol, ind, false))
 		}
-	}
-}
-
-// compactMapping parses a mapping that starts on a "- " line: its first key is on the dash's
-// line, the others below at the same column.
-func (p *fastParser) compactMapping(keyInd int) *yaml.Node {
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: p.first + p.i, Column: keyInd + 1}
-	first := true
-	for {
-		if !first {
-			p.skipBlank()
-			if p.i >= len(p.lines) {
-				return m
-			}
-			l := p.lines[p.i]
-			li := indentOfLine(l)
-			if li < keyInd || isDocStart(l) {
-				return m
-			}
-			if li > keyInd || isSeqEntry(l[li:]) {
-				panic(giveUp{})
-			}
-		}
-		l := p.lines[p.i]
-		// Present the first line as if the key started the line at keyInd.
-		padded := l
-		if first {
-			padded = append(bytes.Repeat([]byte(" "), keyInd), l[keyInd:]...)
-		}
-		key, value := p.pair(padded, keyInd)
-		m.Content = append(m.Content, key, value)
-		first = false
 	}
 }
 
