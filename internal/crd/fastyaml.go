@@ -251,11 +251,18 @@ func (p *fastParser) value(after []byte, line, col, ind int, inMapping bool) *ya
 	if len(parts) == 0 {
 		return plainScalar(text, line, col)
 	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: foldLines(text, parts), Line: line, Column: col}
+}
+
+// foldLines joins the lines of a multi-line flow scalar as YAML folds them: a single
+// line break becomes a space and each blank line a newline. A final empty line is
+// content (the text before a closing quote), not a blank line.
+func foldLines(first string, rest []string) string {
 	var b strings.Builder
-	b.WriteString(text)
+	b.WriteString(first)
 	blank := 0
-	for _, s := range parts {
-		if s == "" {
+	for k, s := range rest {
+		if s == "" && k < len(rest)-1 {
 			blank++
 			continue
 		}
@@ -267,8 +274,7 @@ func (p *fastParser) value(after []byte, line, col, ind int, inMapping bool) *ya
 		blank = 0
 		b.WriteString(s)
 	}
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: b.String(), Line: line, Column: col}
-	return n
+	return b.String()
 }
 
 // continues reports whether, past blank lines, a more indented line carries on a plain scalar.
@@ -458,32 +464,15 @@ func (p *fastParser) quoted(after []byte, line, col, ind int, q byte) *yaml.Node
 			}
 		}
 	}
-	var b strings.Builder
-	blank := 0
-	for k, l := range raw {
+	for k := range raw {
 		if k > 0 {
-			l = strings.TrimLeft(l, " ")
+			raw[k] = strings.TrimLeft(raw[k], " ")
 		}
 		if k < len(raw)-1 {
-			l = strings.TrimRight(l, " ")
+			raw[k] = strings.TrimRight(raw[k], " ")
 		}
-		if k == 0 {
-			b.WriteString(l)
-			continue
-		}
-		if l == "" && k < len(raw)-1 {
-			blank++
-			continue
-		}
-		if blank > 0 {
-			b.WriteString(strings.Repeat("\n", blank))
-		} else {
-			b.WriteByte(' ')
-		}
-		blank = 0
-		b.WriteString(l)
 	}
-	v := b.String()
+	v := foldLines(raw[0], raw[1:])
 	style := yaml.SingleQuotedStyle
 	if q == '\'' {
 		v = strings.ReplaceAll(v, "''", "'")
