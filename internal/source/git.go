@@ -368,12 +368,27 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
 	}
 	// A custom resource names its group in apiVersion; a mere mention (CRD descriptions are full
-	// of them) is not enough to parse a file.
-	var needles [][]byte
+	// of them) is not enough to parse a file. Every form contains "group/", so one scan for that
+	// rules a group out before its five forms are tried.
+	type groupNeedles struct {
+		group []byte
+		forms [][]byte
+	}
+	var needles []groupNeedles
 	for _, g := range groups {
+		n := groupNeedles{group: []byte(g + "/")}
 		for _, form := range []string{"apiVersion: %s/", "apiVersion: \"%s/", "apiVersion: '%s/", "\"apiVersion\": \"%s/", "\"apiVersion\":\"%s/"} {
-			needles = append(needles, []byte(fmt.Sprintf(form, g)))
+			n.forms = append(n.forms, []byte(fmt.Sprintf(form, g)))
 		}
+		needles = append(needles, n)
+	}
+	usesGroup := func(data []byte) bool {
+		for _, n := range needles {
+			if bytes.Contains(data, n.group) && containsAny(data, n.forms) {
+				return true
+			}
+		}
+		return false
 	}
 	filter := Filter{Paths: globs, Exclude: exclude}
 	var out []*crd.Object
@@ -394,7 +409,7 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		if err != nil {
 			return nil, err
 		}
-		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !containsAny(data, needles) {
+		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) {
 			continue
 		}
 		if _, templated := templateLine(data); templated {
