@@ -408,7 +408,7 @@ func failing(fs []finding.Finding, failOn string) bool {
 // verdict picks the check run's conclusion and title.
 func verdict(rep report.Report, fails, acknowledged bool, label string) (conclusion, title, headline string) {
 	s := report.Summarize(rep)
-	counts := fmt.Sprintf("%d error%s, %d warning%s", s.Error, plural(s.Error), s.Warning, plural(s.Warning))
+	counts := report.Count(s.Error, "error") + ", " + report.Count(s.Warning, "warning")
 	switch {
 	case acknowledged:
 		return github.Neutral, "Breaking CRD changes acknowledged (" + counts + ")",
@@ -418,14 +418,7 @@ func verdict(rep report.Report, fails, acknowledged bool, label string) (conclus
 	case s.Error+s.Warning > 0:
 		return github.Neutral, "CRD changes to review: " + counts, ""
 	}
-	return github.Success, fmt.Sprintf("No breaking CRD changes (%d CRD%s compared)", s.CRDs, plural(s.CRDs)), ""
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return github.Success, "No breaking CRD changes (" + report.Count(s.CRDs, "CRD") + " compared)", ""
 }
 
 // OnHead returns copies of the findings located on the head commit, for annotations and

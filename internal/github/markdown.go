@@ -90,19 +90,12 @@ func beforeAfter(f *finding.Finding) string {
 // messages in collapsible details, within MaxSummaryBytes; what does not fit is counted in a
 // last line that points at the full report.
 func Summary(fs []finding.Finding, crds int, headline string) string {
-	shown := make([]finding.Finding, 0, len(fs))
-	errors, warnings, infos := 0, 0, 0
+	s := report.Summarize(report.Report{Findings: fs, CRDs: crds})
+	shown := make([]finding.Finding, 0, s.Error+s.Warning)
 	for _, f := range fs {
-		switch f.Severity {
-		case finding.Error:
-			errors++
-		case finding.Warning:
-			warnings++
-		default:
-			infos++
-			continue
+		if f.Severity == finding.Error || f.Severity == finding.Warning {
+			shown = append(shown, f)
 		}
-		shown = append(shown, f)
 	}
 	sort.SliceStable(shown, func(i, j int) bool {
 		if shown[i].CRD != shown[j].CRD {
@@ -111,8 +104,8 @@ func Summary(fs []finding.Finding, crds int, headline string) string {
 		return finding.Less(&shown[i], &shown[j])
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "## crdguard: %d error%s, %d warning%s, %d safe change%s (%d CRD%s compared)\n\n",
-		errors, plural(errors), warnings, plural(warnings), infos, plural(infos), crds, plural(crds))
+	fmt.Fprintf(&b, "## crdguard: %s, %s, %s (%s compared)\n\n",
+		report.Count(s.Error, "error"), report.Count(s.Warning, "warning"), report.Count(s.Info, "safe change"), report.Count(s.CRDs, "CRD"))
 	if headline != "" {
 		b.WriteString(headline + "\n\n")
 	}
@@ -146,7 +139,7 @@ func Summary(fs []finding.Finding, crds int, headline string) string {
 		}
 		if n < end {
 			left := len(shown) - n
-			fmt.Fprintf(&b, "\n**%d more finding%s** not shown here (GitHub limits this summary to 65,535 bytes): see the JSON report and the job log.\n", left, plural(left))
+			fmt.Fprintf(&b, "\n**%s** not shown here (GitHub limits this summary to 65,535 bytes): see the JSON report and the job log.\n", report.Count(left, "more finding"))
 			return b.String()
 		}
 		start = end
@@ -159,13 +152,6 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

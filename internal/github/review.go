@@ -231,7 +231,7 @@ func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 	var b strings.Builder
 	n := len(items) + inlineCount
-	fmt.Fprintf(&b, "**crdguard** found %d CRD change%s that can break stored objects or clients.", n, plural(n))
+	fmt.Fprintf(&b, "**crdguard** found %s that can break stored objects or clients.", report.Count(n, "CRD change"))
 	if inlineCount > 0 {
 		fmt.Fprintf(&b, " %d %s commented inline.", inlineCount, map[bool]string{true: "is", false: "are"}[inlineCount == 1])
 	}

@@ -14,7 +14,7 @@ import (
 func Markdown(w io.Writer, r Report) error {
 	mw := &errWriter{w: w}
 	s := Summarize(r)
-	mw.printf("### crdguard: %d error%s, %d warning%s, %d info (%d CRD%s compared)\n\n", s.Error, plural(s.Error), s.Warning, plural(s.Warning), s.Info, s.CRDs, plural(s.CRDs))
+	mw.printf("### %s\n\n", s.Line())
 	var shown []finding.Finding
 	for _, f := range r.Findings {
 		if f.Severity > finding.Info {
@@ -33,10 +33,10 @@ func Markdown(w io.Writer, r Report) error {
 		}
 	}
 	if s.Info > 0 {
-		mw.printf("\n%d safe change%s (info) not shown.\n", s.Info, plural(s.Info))
+		mw.printf("\n%s (info) not shown.\n", Count(s.Info, "safe change"))
 	}
 	if s.Ignored > 0 {
-		mw.printf("%d finding%s ignored by configuration.\n", s.Ignored, plural(s.Ignored))
+		mw.printf("%s ignored by configuration.\n", Count(s.Ignored, "finding"))
 	}
 	for _, n := range r.Notices {
 		mw.printf("\n> notice: %s\n", Escape(n))

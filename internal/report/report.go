@@ -5,6 +5,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -47,6 +48,19 @@ type Summary struct {
 	Warning int `json:"warning"`
 	Info    int `json:"info"`
 	Ignored int `json:"ignored"`
+}
+
+// Count writes n and the noun, in the plural unless n is 1: "1 CRD", "4 errors".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// Line is the one-line tally that heads the log and Markdown reports.
+func (s Summary) Line() string {
+	return fmt.Sprintf("crdguard: %s, %s, %d info (%s compared)", Count(s.Error, "error"), Count(s.Warning, "warning"), s.Info, Count(s.CRDs, "CRD"))
 }
 
 // Summarize counts r's findings.

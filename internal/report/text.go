@@ -51,7 +51,7 @@ func Text(w io.Writer, r Report) error {
 		tw.printf("notice: %s\n", plain(n))
 	}
 	s := Summarize(r)
-	tw.printf("%d CRD%s compared: %d error%s, %d warning%s, %d info", s.CRDs, plural(s.CRDs), s.Error, plural(s.Error), s.Warning, plural(s.Warning), s.Info)
+	tw.printf("%s compared: %s, %s, %d info", Count(s.CRDs, "CRD"), Count(s.Error, "error"), Count(s.Warning, "warning"), s.Info)
 	if s.Ignored > 0 {
 		tw.printf(", %d ignored", s.Ignored)
 	}
@@ -96,13 +96,6 @@ func orDash(s, empty string) string {
 		return empty
 	}
 	return s
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 type errWriter struct {

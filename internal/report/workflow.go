@@ -43,7 +43,7 @@ func Workflow(w io.Writer, r Report) error {
 		ew.printf("%s\n", cmd.String())
 	}
 	s := Summarize(r)
-	ew.printf("crdguard: %d error%s, %d warning%s, %d info (%d CRD%s compared)\n", s.Error, plural(s.Error), s.Warning, plural(s.Warning), s.Info, s.CRDs, plural(s.CRDs))
+	ew.printf("%s\n", s.Line())
 	return ew.err
 }
 
