@@ -45,7 +45,7 @@ func CommentBody(f *finding.Finding, docsURL string) string {
 	}
 	b.WriteString("\n\n")
 	b.WriteString(report.Escape(truncate(f.Message, maxMessageBytes)))
-	if ba := beforeAfter(f); ba != "" {
+	if ba := report.BeforeAfter(f, maxValueRunes, report.Escape); ba != "" {
 		fmt.Fprintf(&b, "\n\n**Before → after:** %s", ba)
 	}
 	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(f.Fingerprint()))
@@ -71,19 +71,6 @@ func location(f *finding.Finding) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-func beforeAfter(f *finding.Finding) string {
-	if f.Before == nil && f.After == nil {
-		return ""
-	}
-	val := func(b []byte) string {
-		if b == nil {
-			return "null"
-		}
-		return report.Escape(truncateRunes(string(b), maxValueRunes))
-	}
-	return val(f.Before) + " → " + val(f.After)
 }
 
 // Summary is the check run's (and the step summary's) Markdown: counts, one table per CRD, the
@@ -126,7 +113,7 @@ func Summary(fs []finding.Finding, crds int, headline string) string {
 		for ; n < end; n++ {
 			f := &shown[n]
 			row := fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s |\n", orDash(report.Escape(f.Version)), orDash(report.Escape(f.Path)),
-				f.Rule, severityWord(f.Severity), orDash(beforeAfter(f)), report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)))
+				f.Rule, severityWord(f.Severity), orDash(report.BeforeAfter(f, maxValueRunes, report.Escape)), report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)))
 			msg := fmt.Sprintf("- `%s` %s: %s\n", f.Rule, orDash(report.Escape(f.Path)), report.Escape(truncate(f.Message, maxMessageBytes)))
 			if b.Len()+len(head)+rows.Len()+len(row)+len(detailsOpen)+msgs.Len()+len(msg)+len(detailsClose) > MaxSummaryBytes-reserve {
 				break
@@ -167,10 +154,3 @@ func truncate(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-func truncateRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}

@@ -29,7 +29,7 @@ func Markdown(w io.Writer, r Report) error {
 		for _, f := range shown {
 			mw.printf("| %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
 				severityIcon(f.Severity), f.Rule, Escape(f.CRD), Escape(f.Version), Escape(f.Path),
-				Escape(beforeAfter(f)), Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), Escape(f.Message))
+				Escape(BeforeAfter(&f, textValueRunes, nil)), Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), Escape(f.Message))
 		}
 	}
 	if s.Info > 0 {

@@ -43,7 +43,7 @@ func Text(w io.Writer, r Report) error {
 		}
 		tw.printf("    %-7s %s %s  %s:%d (%s)\n", f.Severity, f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
 		tw.printf("            %s\n", plain(f.Message))
-		if ba := beforeAfter(f); ba != "" {
+		if ba := BeforeAfter(&f, textValueRunes, nil); ba != "" {
 			tw.printf("            %s\n", plain(ba))
 		}
 	}
@@ -59,19 +59,26 @@ func Text(w io.Writer, r Report) error {
 	return tw.err
 }
 
-// beforeAfter renders "before → after" from the raw JSON values, or "" when both are absent.
-func beforeAfter(f finding.Finding) string {
+// textValueRunes bounds each value in the text and Markdown reports' before → after column.
+const textValueRunes = 80
+
+// BeforeAfter renders "before → after" from the raw JSON values, each cut to n runes and then
+// passed through esc when it is not nil, or "" when both are absent.
+func BeforeAfter(f *finding.Finding, n int, esc func(string) string) string {
 	if f.Before == nil && f.After == nil {
 		return ""
 	}
-	return shorten(rawOrNull(f.Before), 80) + " → " + shorten(rawOrNull(f.After), 80)
-}
-
-func rawOrNull(b []byte) string {
-	if b == nil {
-		return "null"
+	val := func(b []byte) string {
+		if b == nil {
+			return "null"
+		}
+		s := shorten(string(b), n)
+		if esc != nil {
+			s = esc(s)
+		}
+		return s
 	}
-	return string(b)
+	return val(f.Before) + " → " + val(f.After)
 }
 
 func shorten(s string, n int) string {
