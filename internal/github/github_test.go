@@ -298,17 +298,19 @@ func TestCommentBodyIsInert(t *testing.T) {
 	}
 }
 
-// Values are cut to maxValueRunes and escaped one by one, in the comment and in the summary table.
+// Severity and values, cut to maxValueRunes and escaped one by one, in the comment and in the
+// summary table.
 func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	f := mk("default-changed", finding.Warning, ".spec.owner", "crd.yaml", 3, finding.Head)
 	f.Before = finding.Value("<b>@team</b>")
 	f.After = finding.Value(strings.Repeat("x", 300))
 	// finding.Value writes < and > as \u003c and \u003e; Escape then guards the backslashes.
 	want := `"\\u003cb\\u003e@` + "\u200b" + `team\\u003c/b\\u003e" → "` + strings.Repeat("x", 198) + "…"
-	if body := CommentBody(&f, DefaultDocsURL); !strings.Contains(body, "**Before → after:** "+want+"\n") {
-		t.Errorf("comment body lacks %q:\n%s", want, body)
+	body := CommentBody(&f, DefaultDocsURL)
+	if !strings.HasPrefix(body, "**crdguard** warning `default-changed`") || !strings.Contains(body, "**Before → after:** "+want+"\n") {
+		t.Errorf("comment body lacks the severity or %q:\n%s", want, body)
 	}
-	if sum := Summary([]finding.Finding{f}, 1, ""); !strings.Contains(sum, "| "+want+" |") {
-		t.Errorf("summary lacks %q:\n%s", want, sum)
+	if sum := Summary([]finding.Finding{f}, 1, ""); !strings.Contains(sum, "| `default-changed` | warning | "+want+" |") {
+		t.Errorf("summary row lacks the severity or %q:\n%s", want, sum)
 	}
 }

@@ -39,7 +39,7 @@ func fingerprints(body string) []string {
 // do (the message), before → after, a link to the rule's doc, and the hidden fingerprint.
 func CommentBody(f *finding.Finding, docsURL string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**crdguard** %s `%s`", severityWord(f.Severity), f.Rule)
+	fmt.Fprintf(&b, "**crdguard** %s `%s`", f.Severity, f.Rule)
 	if where := location(f); where != "" {
 		fmt.Fprintf(&b, " · %s", where)
 	}
@@ -50,16 +50,6 @@ func CommentBody(f *finding.Finding, docsURL string) string {
 	}
 	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(f.Fingerprint()))
 	return b.String()
-}
-
-func severityWord(s finding.Severity) string {
-	switch s {
-	case finding.Error:
-		return "error"
-	case finding.Warning:
-		return "warning"
-	}
-	return "info"
 }
 
 // location is "CRD version path", escaped.
@@ -113,7 +103,7 @@ func Summary(fs []finding.Finding, crds int, headline string) string {
 		for ; n < end; n++ {
 			f := &shown[n]
 			row := fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s |\n", orDash(report.Escape(f.Version)), orDash(report.Escape(f.Path)),
-				f.Rule, severityWord(f.Severity), orDash(report.BeforeAfter(f, maxValueRunes, report.Escape)), report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)))
+				f.Rule, f.Severity, orDash(report.BeforeAfter(f, maxValueRunes, report.Escape)), report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)))
 			msg := fmt.Sprintf("- `%s` %s: %s\n", f.Rule, orDash(report.Escape(f.Path)), report.Escape(truncate(f.Message, maxMessageBytes)))
 			if b.Len()+len(head)+rows.Len()+len(row)+len(detailsOpen)+msgs.Len()+len(msg)+len(detailsClose) > MaxSummaryBytes-reserve {
 				break

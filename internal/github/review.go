@@ -239,7 +239,7 @@ func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 	const reserve = 300
 	for i, pl := range items {
 		f := pl.f
-		line := fmt.Sprintf("\n- **%s** `%s` %s (%s): %s [doc](%s#%s) %s", severityWord(f.Severity), f.Rule, location(f),
+		line := fmt.Sprintf("\n- **%s** `%s` %s (%s): %s [doc](%s#%s) %s", f.Severity, f.Rule, location(f),
 			report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), report.Escape(truncate(f.Message, maxMessageBytes)),
 			docsURL, f.Rule, marker(pl.fp))
 		if len([]rune(b.String()))+len([]rune(line)) > MaxBodyChars-reserve {
