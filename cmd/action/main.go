@@ -9,13 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/action"
 	"github.com/crdguard/crdguard/internal/check"
-	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/rules"
@@ -104,33 +102,18 @@ func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.failOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, never")
 }
 
-// threshold returns the lowest severity that fails the run, or false for never.
-func (c *commonFlags) threshold() (finding.Severity, bool, error) {
-	switch c.failOn {
-	case "error":
-		return finding.Error, true, nil
-	case "warning":
-		return finding.Warning, true, nil
-	case "never":
-		return 0, false, nil
+// threshold is the parsed --fail-on.
+func (c *commonFlags) threshold() (policy.FailOn, error) {
+	f, err := policy.ParseFailOn(c.failOn)
+	if err != nil {
+		return f, fmt.Errorf("--fail-on: %w", err)
 	}
-	return 0, false, fmt.Errorf("--fail-on: %q is not allowed (allowed: error, warning, never)", c.failOn)
+	return f, nil
 }
 
 // loadConfig reads --config, or the default file in dir when it exists.
 func (c *commonFlags) loadConfig(dir string) (*policy.Config, error) {
-	if c.config != "" {
-		return policy.Load(c.config)
-	}
-	if path := filepath.Join(dir, policy.DefaultFile); fileExists(path) {
-		return policy.Load(path)
-	}
-	return policy.Default(), nil
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+	return policy.Find(c.config, dir)
 }
 
 // parseInterspersed parses flags that may come before, between or after positional arguments.
@@ -189,7 +172,7 @@ func (c *command) parse(args []string) (pos []string, code int, ok bool) {
 	if !slices.Contains(report.Formats, c.flags.format) {
 		return nil, c.fail(fmt.Errorf("unknown format %q (allowed: %s)", c.flags.format, strings.Join(report.Formats, ", "))), false
 	}
-	if _, _, err := c.flags.threshold(); err != nil {
+	if _, err := c.flags.threshold(); err != nil {
 		return nil, c.fail(err), false
 	}
 	return pos, 0, true
@@ -207,8 +190,10 @@ func (c *command) finish(cfg *policy.Config, res check.Result) int {
 	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
 		return c.fail(err)
 	}
-	failAt, fails, _ := c.flags.threshold()
-	return exitCode(out.Findings, failAt, fails)
+	if failOn, _ := c.flags.threshold(); failOn.Fails(out.Findings) {
+		return exitFindings
+	}
+	return exitOK
 }
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -234,18 +219,6 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return c.fail(err)
 	}
 	return c.finish(cfg, check.Trees(old, new, rules.Options{}))
-}
-
-func exitCode(fs []finding.Finding, failAt finding.Severity, fails bool) int {
-	if !fails {
-		return exitOK
-	}
-	for _, f := range fs {
-		if f.Severity >= failAt {
-			return exitFindings
-		}
-	}
-	return exitOK
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

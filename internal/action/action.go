@@ -51,23 +51,25 @@ type Options struct {
 
 // inputs are the action.yml inputs.
 type inputs struct {
-	token, config, failOn, comment, checkName string
-	base, head                                string // override the event's commits
-	sarif                                     string // also write a SARIF log here
-	paths, baselines                          []string
-	checkRun                                  bool
+	token, config, comment, checkName string
+	failOn                            policy.FailOn
+	base, head                        string // override the event's commits
+	sarif                             string // also write a SARIF log here
+	paths, baselines                  []string
+	checkRun                          bool
 }
 
 func readInputs(gha *githubactions.Action) (inputs, error) {
 	in := inputs{
 		token: gha.GetInput("github-token"), config: gha.GetInput("config"),
-		failOn: orDefault(gha.GetInput("fail-on"), "error"), comment: orDefault(gha.GetInput("comment"), "review"),
+		comment:   orDefault(gha.GetInput("comment"), "review"),
 		checkName: orDefault(gha.GetInput("check-name"), "crdguard"),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
 		base: gha.GetInput("base"), head: gha.GetInput("head"), sarif: gha.GetInput("sarif"),
 	}
-	if !slices.Contains([]string{"error", "warning", "never"}, in.failOn) {
-		return in, fmt.Errorf("input fail-on: %q is not allowed (allowed: error, warning, never)", in.failOn)
+	var err error
+	if in.failOn, err = policy.ParseFailOn(orDefault(gha.GetInput("fail-on"), "error")); err != nil {
+		return in, fmt.Errorf("input fail-on: %w", err)
 	}
 	if !slices.Contains([]string{"review", "annotations", "off"}, in.comment) {
 		return in, fmt.Errorf("input comment: %q is not allowed (allowed: review, annotations, off)", in.comment)
@@ -252,7 +254,7 @@ func (r *run) run(ctx context.Context) (int, error) {
 	findings := out.Findings
 	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
 
-	fails := failing(findings, in.failOn)
+	fails := in.failOn.Fails(findings)
 	acknowledged := fails && slices.Contains(r.target.labels, cfg.AcknowledgeLabel)
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
 	summary := github.Summary(findings, res.CRDs, headline)
@@ -372,37 +374,10 @@ func (r *run) outputs(workspace string, rep *report.Report, result string) {
 }
 
 func loadConfig(workspace, input string) (*policy.Config, error) {
-	if input != "" {
-		if !filepath.IsAbs(input) {
-			input = filepath.Join(workspace, input)
-		}
-		return policy.Load(input)
+	if input != "" && !filepath.IsAbs(input) {
+		input = filepath.Join(workspace, input)
 	}
-	if path := filepath.Join(workspace, policy.DefaultFile); fileExists(path) {
-		return policy.Load(path)
-	}
-	return policy.Default(), nil
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-func failing(fs []finding.Finding, failOn string) bool {
-	at := finding.Error
-	switch failOn {
-	case "never":
-		return false
-	case "warning":
-		at = finding.Warning
-	}
-	for _, f := range fs {
-		if f.Severity >= at {
-			return true
-		}
-	}
-	return false
+	return policy.Find(input, workspace)
 }
 
 // verdict picks the check run's conclusion and title.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -81,6 +82,19 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return c, nil
+}
+
+// Find reads the configuration file at path when one is given, else DefaultFile in dir when it
+// exists, else returns Default.
+func Find(path, dir string) (*Config, error) {
+	if path != "" {
+		return Load(path)
+	}
+	def := filepath.Join(dir, DefaultFile)
+	if _, err := os.Stat(def); err != nil {
+		return Default(), nil
+	}
+	return Load(def)
 }
 
 // Parse reads configuration YAML strictly: unknown keys, unknown rule IDs and bad values are
