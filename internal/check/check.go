@@ -10,7 +10,7 @@ import (
 
 // Result is what one comparison found, before the policy is applied.
 type Result struct {
-	// Findings are sorted by file, line and rule.
+	// Findings are sorted by file, line, rule, path and message (finding.Sort).
 	Findings []finding.Finding
 	// CRDs is the number of CRD names compared.
 	CRDs int

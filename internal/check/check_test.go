@@ -106,3 +106,19 @@ func TestBrokenHeadIsNotRemoval(t *testing.T) {
 		t.Fatalf("invalid-crd names %q", res.Findings[0].CRD)
 	}
 }
+
+// TestOutputIsDeterministic runs one input many times and compares the bytes: the API server
+// reports invalid label values in map order, all on the labels line, so only a total order over
+// the findings keeps the report stable.
+func TestOutputIsDeterministic(t *testing.T) {
+	dir := filepath.Join(casesDir, "invalid-crd", "invalid-label-values")
+	fs, first := runCase(t, dir)
+	if len(fs) < 4 {
+		t.Fatalf("want several findings on one line, got %d", len(fs))
+	}
+	for i := range 40 {
+		if _, again := runCase(t, dir); string(again) != string(first) {
+			t.Fatalf("run %d differs:\n%s\nfirst:\n%s", i+2, again, first)
+		}
+	}
+}

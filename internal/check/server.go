@@ -1,6 +1,9 @@
 package check
 
 import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
@@ -19,11 +22,15 @@ var covered = []struct {
 }
 
 // serverChecks runs the API server's CRD validation on the new side of a pair (create for a new
-// CRD, update for a changed one) and merges its errors into the diff findings fs.
+// CRD, update for a changed one) and merges its errors into the diff findings fs. Only what the
+// change introduces or makes worse is invalid-crd: an error the base CRD already had is the
+// cluster's current state, not this change's doing, and reporting it would make the verdict
+// depend on whether something else changed too.
 func serverChecks(p crd.Pair, fs []finding.Finding) []finding.Finding {
-	if p.New == nil || (p.Old != nil && onlyDocs(fs)) {
-		// Nothing but documentation changed (the rules judge every difference): the cluster
-		// accepted this CRD already, and CEL compilation is the costliest check there is.
+	if p.New == nil || (p.Old != nil && onlyDocs(fs) && sameOutsideSchemas(p.Old.Object, p.New.Object)) {
+		// Nothing but documentation changed (the rules judge every schema difference): the
+		// result would be the base's own errors, all subtracted below, and CEL compilation is
+		// the costliest check there is.
 		return fs
 	}
 	var errs []validation.Error
@@ -35,6 +42,9 @@ func serverChecks(p crd.Pair, fs []finding.Finding) []finding.Finding {
 	}
 	if err != nil {
 		return append(fs, rules.Invalid(crd.Problem{File: p.New.File, Line: p.New.Line, Name: p.New.Name, Message: err.Error()}, finding.Head))
+	}
+	if p.Old != nil && len(errs) > 0 {
+		errs = introduced(p.Old, errs)
 	}
 next:
 	for _, e := range errs {
@@ -54,6 +64,29 @@ next:
 	return fs
 }
 
+// introduced drops from the head's errors those the base CRD has on its own (as a create would
+// see it), counted, so a second invalid value where there was one is still reported. Paid only
+// when the head has errors at all.
+func introduced(old *crd.CRD, errs []validation.Error) []validation.Error {
+	before, err := validation.Create(old)
+	if err != nil {
+		return errs
+	}
+	had := map[string]int{}
+	for _, e := range before {
+		had[e.Message]++
+	}
+	var out []validation.Error
+	for _, e := range errs {
+		if had[e.Message] > 0 {
+			had[e.Message]--
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // onlyDocs reports whether a pair's findings are all documentation changes (or there are none).
 func onlyDocs(fs []finding.Finding) bool {
 	for _, f := range fs {
@@ -62,4 +95,22 @@ func onlyDocs(fs []finding.Finding) bool {
 		}
 	}
 	return true
+}
+
+// sameOutsideSchemas reports whether two CRDs are equal apart from their versions' schemas
+// (metadata, names, group, conversion, printer columns, status): the rules compare schemas
+// keyword by keyword, but not everything the API server validates around them.
+func sameOutsideSchemas(o, n *apiextv1.CustomResourceDefinition) bool {
+	return equality.Semantic.DeepEqual(withoutSchemas(o), withoutSchemas(n))
+}
+
+// withoutSchemas is a shallow copy of a CRD whose versions have no schema.
+func withoutSchemas(c *apiextv1.CustomResourceDefinition) apiextv1.CustomResourceDefinition {
+	out := *c
+	out.Spec.Versions = make([]apiextv1.CustomResourceDefinitionVersion, len(c.Spec.Versions))
+	for i, v := range c.Spec.Versions {
+		v.Schema = nil
+		out.Spec.Versions[i] = v
+	}
+	return out
 }

@@ -108,13 +108,15 @@ func Value(v any) json.RawMessage {
 	return b
 }
 
-// Sort orders findings by file, line, rule, then the remaining identity fields, so output is
-// byte-for-byte deterministic.
+// Sort orders findings by file, line, rule, path and message (DESIGN §3), then by every other
+// field, so output is byte-for-byte the same for the same input: the API server reports some
+// errors in map order (one per invalid label, all on the labels line), and two findings that
+// differ only there must not swap between runs.
 func Sort(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool { return Less(&fs[i], &fs[j]) })
 }
 
-// Less is the order Sort uses.
+// Less is the order Sort uses: a total order over every field a report shows.
 func Less(a, b *Finding) bool {
 	switch {
 	case a.Location.File != b.Location.File:
@@ -123,18 +125,25 @@ func Less(a, b *Finding) bool {
 		return a.Location.Line < b.Location.Line
 	case a.Rule != b.Rule:
 		return a.Rule < b.Rule
+	case a.Path != b.Path:
+		return a.Path < b.Path
+	case a.Message != b.Message:
+		return a.Message < b.Message
 	case a.CRD != b.CRD:
 		return a.CRD < b.CRD
 	case a.Version != b.Version:
 		return a.Version < b.Version
-	case a.Path != b.Path:
-		return a.Path < b.Path
 	case a.Location.Side != b.Location.Side:
 		return a.Location.Side < b.Location.Side
 	case a.Baseline != b.Baseline:
 		return a.Baseline < b.Baseline
+	case a.Severity != b.Severity:
+		return a.Severity > b.Severity
 	}
-	return bytes.Compare(a.Before, b.Before) < 0
+	if c := bytes.Compare(a.Before, b.Before); c != 0 {
+		return c < 0
+	}
+	return bytes.Compare(a.After, b.After) < 0
 }
 
 // Key identifies a finding independently of its line, for deduplication and fingerprints.
