@@ -42,6 +42,9 @@ type CRD struct {
 	Line int
 	// Object is the CRD as the v1 API type, without API defaulting applied.
 	Object *apiextv1.CustomResourceDefinition
+	// Unknown are the keys the CRD API does not define: decoding drops them, so the rules
+	// cannot see them (see strict.go).
+	Unknown []UnknownKey
 
 	root *yaml.Node
 }
@@ -180,7 +183,7 @@ func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 	if obj.Name != name {
 		return fail(root.Line, "metadata.name %q does not decode as a string", name)
 	}
-	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, root: root}, nil
+	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, Unknown: unknownKeys(root, apiVersion), root: root}, nil
 }
 
 // errSlowPath sends a document to the JSON decoder.

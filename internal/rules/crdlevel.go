@@ -42,9 +42,9 @@ var (
 	}
 	invalidCRD = &Rule{
 		ID: "invalid-crd", Severity: finding.Error, Level: CRDLevel,
-		Summary: "The CRD does not parse or fails the API server's own validation.",
+		Summary: "The CRD does not parse, has a key the CRD API does not define, or fails the API server's own validation.",
 		Advice:  "the API server would refuse it; fix the document",
-		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. Fix the reported line.",
+		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. A key the CRD API does not define (a typo such as x-kubernetes-preserve-unknown-field, or a field of a newer Kubernetes) is refused by kubectl apply's strict field validation and silently dropped by other clients: it never does what its author meant, and a change to it would be invisible; the finding names the key, its line and the nearest known key. Only what the change introduces or makes worse is reported: a problem the base already had, unchanged, is not. Fix the reported line.",
 	}
 	duplicateCRD = &Rule{
 		ID: "duplicate-crd", Severity: finding.Error, Level: CRDLevel,
@@ -76,6 +76,33 @@ func Duplicate(first, second *crd.CRD, side finding.Side) finding.Finding {
 		Message: fmt.Sprintf("CRD %s is defined at %s:%d and again at %s:%d: %s", second.Name,
 			first.File, first.LineOf(namePath), second.File, second.LineOf(namePath), duplicateCRD.Advice),
 		Location: finding.Location{File: second.File, Line: second.LineOf(namePath), Side: side},
+	}
+}
+
+// reportUnknownKeys makes every key of the head that the CRD API does not define an invalid-crd
+// finding at its line, unless the base has the same key with the same value there: then the
+// change does not touch it (and the cluster has lived with it).
+func reportUnknownKeys(e *emitter) {
+	var before []crd.UnknownKey
+	if e.pair.Old != nil {
+		before = e.pair.Old.Unknown
+	}
+next:
+	for _, u := range e.pair.New.Unknown {
+		for _, b := range before {
+			if u.Same(b) {
+				continue next
+			}
+		}
+		hint := ""
+		if u.Nearest != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", u.Nearest)
+		}
+		e.out = append(e.out, finding.Finding{
+			Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: e.pair.Name(),
+			Message: fmt.Sprintf("unknown field %q%s: the CustomResourceDefinition API has no key %q there, so kubectl apply refuses the CRD (strict field validation) and other clients silently drop the key; whatever it was meant to do, it does nothing, and crdguard cannot check a change to it", u.Field, hint, u.Key),
+			Location: finding.Location{File: e.pair.New.File, Line: u.Line, Side: finding.Head},
+		})
 	}
 }
 

@@ -22,11 +22,13 @@ func Compare(p crd.Pair, opts Options) []finding.Finding {
 		return nil
 	case p.Old == nil:
 		e.crd(crdAdded, finding.Head, namePath, nil, nil, "CRD %s is new", p.New.Name)
+		reportUnknownKeys(e)
 	case p.New == nil:
 		e.crd(crdRemoved, finding.Base, namePath, p.Old.Name, nil, "CRD %s was removed", p.Old.Name)
 	default:
 		compareCRD(e)
 		compareVersions(e, opts)
+		reportUnknownKeys(e)
 	}
 	return e.out
 }

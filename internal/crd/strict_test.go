@@ -1,0 +1,142 @@
+package crd
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestUnknownKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      []string // "field line nearest"
+	}{{
+		name: "v1 everywhere",
+		doc: `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  lables: {a: b}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    deprecatedWarning: old
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-field: true
+            properties:
+              tags:
+                type: array
+                items:
+                  type: string
+                  maxLenght: 3
+              labels:
+                type: object
+                additionalProperties:
+                  type: string
+                  x-kubernetes-new-thing: 1
+              any:
+                default: {whatever: 1}
+                x-kubernetes-validations:
+                - rule: self.size() > 0
+                  mesage: too short
+`,
+		want: []string{
+			"metadata.lables 5 labels",
+			"spec.versions[0].deprecatedWarning 14 deprecationWarning",
+			"spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-preserve-unknown-field 21 x-kubernetes-preserve-unknown-fields",
+			"spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items.maxLenght 27 maxLength",
+			"spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[labels].additionalProperties.x-kubernetes-new-thing 32 ",
+			"spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[any].x-kubernetes-validations[0].mesage 37 message",
+		},
+	}, {
+		name: "v1beta1 top-level validation",
+		doc: `apiVersion: apiextensions.k8s.io/v1beta1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  version: v1
+  names: {kind: Widget, plural: widgets}
+  validation:
+    openAPIV3Schema:
+      type: object
+      propertes: {}
+`,
+		want: []string{"spec.validation.openAPIV3Schema.propertes 12 properties"},
+	}, {
+		name: "known keys only, times and raw values skipped",
+		doc: `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  creationTimestamp: null
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        example: {anything: [1, 2]}
+status:
+  storedVersions: [v1]
+`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			crds, problems := Parse("x.yaml", []byte(tc.doc))
+			if len(problems) != 0 || len(crds) != 1 {
+				t.Fatalf("crds %d problems %v", len(crds), problems)
+			}
+			var got []string
+			for _, u := range crds[0].Unknown {
+				got = append(got, fmt.Sprintf("%s %d %s", u.Field, u.Line, u.Nearest))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestUnknownKeySame(t *testing.T) {
+	parse := func(value string) UnknownKey {
+		t.Helper()
+		crds, _ := Parse("x.yaml", []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.b\nspec:\n  versions:\n  - name: v2\n    served: true\n  - name: v1\n    fancy: "+value+"\n"))
+		if len(crds) != 1 || len(crds[0].Unknown) != 1 {
+			t.Fatalf("want one unknown key, got %+v", crds)
+		}
+		return crds[0].Unknown[0]
+	}
+	a, b, c := parse("1"), parse("1"), parse("2")
+	if !a.Same(b) || a.Same(c) {
+		t.Errorf("Same: equal values %v, different values %v", a.Same(b), a.Same(c))
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"description", "type", "x-kubernetes-preserve-unknown-fields"}
+	for word, want := range map[string]string{
+		"x-kubernetes-preserve-unknown-field": "x-kubernetes-preserve-unknown-fields",
+		"Type":                                "type",
+		"descripton":                          "description",
+		"completely-else":                     "",
+	} {
+		if got := Nearest(word, names); got != want {
+			t.Errorf("Nearest(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
