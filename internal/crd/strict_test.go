@@ -5,6 +5,17 @@ import (
 	"testing"
 )
 
+// specV1 is a spec with one served and stored version v1, whose keys continue at its indent.
+const specV1 = `spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+`
+
 func TestUnknownKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc string
@@ -16,15 +27,7 @@ kind: CustomResourceDefinition
 metadata:
   name: widgets.example.com
   lables: {a: b}
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    deprecatedWarning: old
+` + specV1 + `    deprecatedWarning: old
     schema:
       openAPIV3Schema:
         type: object
@@ -80,15 +83,7 @@ kind: CustomResourceDefinition
 metadata:
   name: widgets.example.com
   creationTimestamp: null
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
+` + specV1 + `    schema:
       openAPIV3Schema:
         type: object
         example: {anything: [1, 2]}

@@ -100,7 +100,7 @@ next:
 		}
 		e.out = append(e.out, finding.Finding{
 			Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: e.pair.Name(),
-			Message: fmt.Sprintf("unknown field %q%s: the CustomResourceDefinition API has no key %q there, so kubectl apply refuses the CRD (strict field validation) and other clients silently drop the key; whatever it was meant to do, it does nothing, and crdguard cannot check a change to it", u.Field, hint, u.Key),
+			Message:  fmt.Sprintf("unknown field %q%s: the CustomResourceDefinition API has no key %q there, so kubectl apply refuses the CRD (strict field validation) and other clients silently drop the key; whatever it was meant to do, it does nothing, and crdguard cannot check a change to it", u.Field, hint, u.Key),
 			Location: finding.Location{File: e.pair.New.File, Line: u.Line, Side: finding.Head},
 		})
 	}
