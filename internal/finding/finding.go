@@ -86,6 +86,9 @@ type Finding struct {
 	Location Location        `json:"location"`
 	// Baseline names the ref the old side came from when it is not the PR's base.
 	Baseline string `json:"baseline,omitempty"`
+	// Example is an object the base schema accepts and the head schema rejects, as the API
+	// server's validator decides (DESIGN §2): how a tightening is shown rather than asserted.
+	Example json.RawMessage `json:"example,omitempty"`
 
 	// Ratchetable is set by the rules when Kubernetes validation ratcheting rescues existing
 	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL

@@ -3,6 +3,7 @@ package oracle
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
@@ -34,13 +36,22 @@ var unprovable = map[string]string{
 	"conversion-webhook-removed": "needs a running conversion webhook to compare with",
 }
 
+// undecided are cases whose CEL change crdguard can neither prove safe nor refute: it reports
+// them as errors because it cannot judge them (fail closed), not because they are known to break.
+var undecided = map[string]string{
+	"validation-rule-changed/undecided": "fail closed: the rules read an unbounded string, so no finite set of objects proves them equivalent, and no counterexample was found",
+}
+
 // proofCase is one testdata case prepared for the server.
 type proofCase struct {
 	dir      string
 	rule     string
 	expected finding.Severity // highest severity crdguard reports for the case
 	findings []string
-	c        Case
+	// example: the object is a witness crdguard showed, which the old CRD must accept and the
+	// new one reject.
+	example bool
+	c       Case
 }
 
 func loadProofCases(t *testing.T) []proofCase {
@@ -51,6 +62,16 @@ func loadProofCases(t *testing.T) []proofCase {
 	}
 	var out []proofCase
 	for i, dir := range dirs {
+		exp := expectation(t, dir)
+		name := filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir)
+		rule := filepath.Base(filepath.Dir(dir))
+		// Every witness crdguard shows is tried as an object of its own, in a CRD of its own.
+		for k, ex := range exp.examples {
+			group := fmt.Sprintf("c%03de%d.example.com", i, k)
+			pc := proofCase{dir: dir, rule: rule, example: true, expected: finding.Error, findings: exp.findings,
+				c: Case{Name: name + " (example)", Old: loadRenamed(t, dir, "old.yaml", group), New: loadRenamed(t, dir, "new.yaml", group), Object: regroup(ex, group)}}
+			out = append(out, pc)
+		}
 		objData, err := os.ReadFile(filepath.Join(dir, "object.yaml"))
 		if err != nil {
 			continue // no object: a case about files, not about a cluster (duplicates, parse errors)
@@ -60,33 +81,52 @@ func loadProofCases(t *testing.T) []proofCase {
 			t.Fatalf("%s: object.yaml must hold one object", dir)
 		}
 		group := fmt.Sprintf("c%03d.example.com", i)
-		load := func(name string) *apiextv1.CustomResourceDefinition {
-			data, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, _ := crd.Parse(name, data)
-			if len(cs) == 0 {
-				return nil
-			}
-			c := cs[0].Object.DeepCopy()
-			c.Spec.Group = group
-			c.Name = c.Spec.Names.Plural + "." + group
-			return c
-		}
-		obj := objs[0].Data
-		obj["apiVersion"] = strings.Replace(obj["apiVersion"].(string), "example.com/", group+"/", 1)
-		pc := proofCase{dir: dir, rule: filepath.Base(filepath.Dir(dir)),
-			c: Case{Name: filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir), Old: load("old.yaml"), New: load("new.yaml"), Object: obj}}
-		pc.expected, pc.findings, pc.c.Touch = expectation(t, dir)
+		pc := proofCase{dir: dir, rule: rule, expected: exp.max, findings: exp.findings,
+			c: Case{Name: name, Old: loadRenamed(t, dir, "old.yaml", group), New: loadRenamed(t, dir, "new.yaml", group), Object: regroup(objs[0].Data, group), Touch: exp.paths}}
 		out = append(out, pc)
 	}
 	return out
 }
 
-// expectation runs crdguard on the case with the default policy: the highest severity, the
-// findings at warning or above, and the plain property paths they concern.
-func expectation(t *testing.T, dir string) (finding.Severity, []string, []string) {
+// loadRenamed reads one side of a case with its group renamed, so that cases do not collide on
+// the server.
+func loadRenamed(t *testing.T, dir, name, group string) *apiextv1.CustomResourceDefinition {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := crd.Parse(name, data)
+	if len(cs) == 0 {
+		return nil
+	}
+	c := cs[0].Object.DeepCopy()
+	c.Spec.Group = group
+	c.Name = c.Spec.Names.Plural + "." + group
+	return c
+}
+
+// regroup moves an object of example.com to the renamed group.
+func regroup(obj map[string]any, group string) map[string]any {
+	obj = copyJSON(obj)
+	obj["apiVersion"] = strings.Replace(obj["apiVersion"].(string), "example.com/", group+"/", 1)
+	return obj
+}
+
+// expected is crdguard's verdict on a case with the default policy.
+type expected struct {
+	// max is the highest severity.
+	max finding.Severity
+	// findings are the findings at warning or above.
+	findings []string
+	// paths are the plain property paths they concern.
+	paths []string
+	// examples are the witnesses the findings carry.
+	examples []map[string]any
+}
+
+// expectation runs crdguard on the case with the default policy.
+func expectation(t *testing.T, dir string) expected {
 	t.Helper()
 	old, err := source.ReadPath(filepath.Join(dir, "old.yaml"), false)
 	if err != nil {
@@ -97,20 +137,26 @@ func expectation(t *testing.T, dir string) (finding.Severity, []string, []string
 		t.Fatal(err)
 	}
 	out := policy.Default().Apply(check.Trees(old, new, rules.Options{}).Findings)
-	max := finding.Info
-	var names, paths []string
+	var exp expected
 	for _, f := range out.Findings {
-		if f.Severity > max {
-			max = f.Severity
+		if f.Severity > exp.max {
+			exp.max = f.Severity
+		}
+		if f.Example != nil {
+			var ex map[string]any
+			if err := json.Unmarshal(f.Example, &ex); err != nil {
+				t.Fatalf("%s: example of %s: %v", dir, f.Rule, err)
+			}
+			exp.examples = append(exp.examples, ex)
 		}
 		if f.Severity > finding.Info {
-			names = append(names, f.Rule+" ("+f.Severity.String()+")")
+			exp.findings = append(exp.findings, f.Rule+" ("+f.Severity.String()+")")
 			if strings.HasPrefix(f.Path, ".spec.") && !strings.ContainsAny(f.Path, "[*") {
-				paths = append(paths, f.Path)
+				exp.paths = append(exp.paths, f.Path)
 			}
 		}
 	}
-	return max, names, paths
+	return exp
 }
 
 // TestProof runs every rule case through a real CRD API server and checks crdguard's verdict
@@ -154,6 +200,12 @@ func TestProof(t *testing.T) {
 				verdict = strings.Join(pc.findings, ", ")
 			}
 			fmt.Fprintf(&page, "\n### %s\n\ncrdguard: %s\n\n", pc.c.Name, verdict)
+			if why := undecided[pc.c.Name]; why != "" {
+				fmt.Fprintf(&page, "Not provable: %s.\n\n", why)
+			}
+			if pc.example {
+				fmt.Fprintf(&page, "Example: `%s`\n\n", celproof.Short(pc.c.Object))
+			}
 			lines := ev.Lines()
 			if len(lines) == 0 {
 				page.WriteString("The server: nothing failed and nothing was lost.\n")
@@ -164,7 +216,10 @@ func TestProof(t *testing.T) {
 			switch {
 			case ev.Setup != "":
 				t.Errorf("%s: the case could not be set up: %s", pc.c.Name, ev.Setup)
-			case unprovable[pc.rule] != "":
+			case pc.example && ev.CRDChange == "" && ev.Create == "":
+				t.Errorf("%s: the server accepts the example after the change: %s", pc.c.Name, celproof.Short(pc.c.Object))
+			case pc.example:
+			case unprovable[pc.rule] != "" || undecided[pc.c.Name] != "":
 			case pc.expected == finding.Error && !ev.Breaks():
 				t.Errorf("%s: crdguard reports an error, but the server showed no failure or loss", pc.c.Name)
 			case pc.expected == finding.Info && ev.Breaks():

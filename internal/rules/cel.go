@@ -1,11 +1,14 @@
 package rules
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"regexp"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -21,10 +24,25 @@ var (
 		Doc:     "A new CEL rule rejects every write of an object that violates it. With validation ratcheting (Kubernetes ≥ 1.30) an update that leaves the field untouched still passes, unless the rule uses oldSelf (transition rules are not ratcheted); creates must always conform. Make sure every object in use satisfies the rule, or express the rule as a transition rule that only applies to changed values.",
 	}
 	validationRuleChanged = &Rule{
-		ID: "validation-rule-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,
-		Summary: "The expression of a CEL validation rule changed.",
+		ID: "validation-rule-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "validation-rule-loosened",
+		Summary: "The expression of a CEL validation rule changed, and crdguard could not prove it rejects nothing the old schema accepted.",
 		Advice:  "objects valid under the old rule may be rejected; make sure the new rule accepts everything the old one did",
-		Doc:     "crdguard cannot prove that a new CEL expression accepts everything the old one did, so a changed rule text (or optionalOldSelf) is treated as a tightening. If the new rule is strictly looser, acknowledge the finding.",
+		Doc:     "crdguard evaluates the old and the new rule with the API server's CEL runtime (see \"CEL rules: proofs and examples\"). When it finds an object that the old schema accepts and the new rule rejects, and the API server's validator confirms it, the finding carries it as `example` and the message shows it on one line. When it can neither prove the change safe nor find such an object, the change stays an error (fail closed) and the message says how many objects were tried.",
+	}
+	validationRuleRewritten = &Rule{
+		ID: "validation-rule-rewritten", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A CEL rule's text changed, but it accepts exactly the objects the old schema accepted (proven).",
+		Doc:     "The new expression gives the same verdict as the old one on every object the old schema allows — typically a generator emitting cheaper CEL for the same marker. crdguard proves this by evaluating both rules with the API server's CEL runtime on every combination of the data they read, when that data has a finite domain under the old schema.",
+	}
+	validationRuleLoosened = &Rule{
+		ID: "validation-rule-loosened", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A CEL rule's text changed and it now accepts more, rejecting nothing the old schema accepted (proven).",
+		Doc:     "Every object the old schema accepted still passes the new rule (for example a guard such as `!has(self.x) ||` was added, or \"exactly one of\" became \"at most one of\"). crdguard proves this over every combination of the data the rules read, when that data has a finite domain under the old schema.",
+	}
+	validationRuleImplied = &Rule{
+		ID: "validation-rule-implied", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A new CEL rule that every object the old schema accepted already satisfies (proven).",
+		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema.",
 	}
 	validationRuleRemoved = &Rule{
 		ID: "validation-rule-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -38,7 +56,7 @@ var (
 	}
 )
 
-var celRules = []*Rule{validationRuleAdded, validationRuleChanged, validationRuleRemoved, validationMessageChanged}
+var celRules = []*Rule{validationRuleAdded, validationRuleChanged, validationRuleRemoved, validationRuleRewritten, validationRuleLoosened, validationRuleImplied, validationMessageChanged}
 
 var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
 
@@ -79,8 +97,7 @@ func checkValidations(n *node) {
 		unmatchedOld, unmatchedNew = unmatchedOld[1:], unmatchedNew[1:]
 	}
 	for _, i := range unmatchedNew {
-		f := n.emit(validationRuleAdded, finding.Head, n.ruleAt(finding.Head, w[i].Rule), nil, w[i].Rule, "%s has a new validation rule %q", n.path, w[i].Rule)
-		f.Ratchetable = f.Ratchetable && !usesOldSelf(w[i])
+		n.ruleAdded(w[i])
 	}
 	for _, j := range unmatchedOld {
 		n.emit(validationRuleRemoved, finding.Base, n.ruleAt(finding.Base, o[j].Rule), o[j].Rule, nil, "validation rule %q of %s was removed", o[j].Rule, n.path)
@@ -88,8 +105,112 @@ func checkValidations(n *node) {
 }
 
 func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
-	f := n.emit(validationRuleChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
+	what := fmt.Sprintf("validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
+	res := n.judgeRule(&o, w)
+	switch res.Verdict {
+	case celproof.Equivalent:
+		n.emit(validationRuleRewritten, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		return
+	case celproof.Looser:
+		n.emit(validationRuleLoosened, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		return
+	}
+	f := n.emit(validationRuleChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "%s", what+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
+	f.Example = example(res)
+}
+
+func (n *node) ruleAdded(w apiextv1.ValidationRule) {
+	res := n.judgeRule(nil, w)
+	if res.Verdict.Safe() {
+		n.emit(validationRuleImplied, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
+		return
+	}
+	f := n.emit(validationRuleAdded, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
+	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
+	f.Example = example(res)
+}
+
+// judgeRule evaluates a new or changed rule against the old schema (celproof); a rule in a
+// branch of allOf/anyOf/oneOf/not is left undecided.
+func (n *node) judgeRule(o *apiextv1.ValidationRule, w apiextv1.ValidationRule) celproof.Result {
+	steps, ok := n.steps()
+	if !ok {
+		return celproof.Result{}
+	}
+	return n.e.judge(n.version).Judge(celproof.Change{Steps: steps, Before: o, After: w})
+}
+
+// steps leads from the schema root to this node; false inside a combinator branch.
+func (n *node) steps() ([]celproof.Step, bool) {
+	var segs []any
+	for r := n.rel; r != nil; r = r.parent {
+		segs = append(append([]any(nil), r.segs...), segs...)
+	}
+	var steps []celproof.Step
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			i++
+			steps = append(steps, celproof.Step{Kind: celproof.Property, Name: segs[i].(string)})
+		case "items":
+			steps = append(steps, celproof.Step{Kind: celproof.Items})
+		case "additionalProperties":
+			steps = append(steps, celproof.Step{Kind: celproof.MapValues})
+		default:
+			return nil, false
+		}
+	}
+	return steps, true
+}
+
+// judge returns the CEL judge of one version of the pair, made once.
+func (e *emitter) judge(version string) *celproof.Judge {
+	if e.judges == nil {
+		e.judges = map[string]*celproof.Judge{}
+	}
+	j, ok := e.judges[version]
+	if !ok {
+		j = celproof.NewJudge(e.pair.Old, e.pair.New, version)
+		e.judges[version] = j
+	}
+	return j
+}
+
+// proven says how a safe verdict was reached.
+func proven(res celproof.Result) string {
+	what := "objects"
+	if res.Transition {
+		what = "objects and updates"
+	}
+	if res.Objects == 1 {
+		return "proven on the only object the old schema allows for the data the rules read"
+	}
+	return fmt.Sprintf("proven on all %d %s the old schema allows for the data the rules read", res.Objects, what)
+}
+
+// shown is the part of an unsafe verdict's message that shows the witness, or says how far the
+// search went.
+func shown(res celproof.Result) string {
+	switch {
+	case res.Verdict == celproof.Witness && res.Stored != nil:
+		return ": e.g. changing " + celproof.Short(res.Stored) + " to " + celproof.Short(res.Example) + " was allowed and is now rejected"
+	case res.Verdict == celproof.Witness:
+		return ": e.g. " + celproof.Short(res.Example) + " was valid and is now rejected"
+	}
+	if res.Objects > 0 {
+		return fmt.Sprintf(" (no counterexample among %d objects)", res.Objects)
+	}
+	return ""
+}
+
+// example is the witness of a create for the finding's example field; an update's witness (a
+// transition rule) is only in the message, as it takes two objects.
+func example(res celproof.Result) json.RawMessage {
+	if res.Verdict != celproof.Witness || res.Stored != nil {
+		return nil
+	}
+	return finding.Value(res.Example)
 }
 
 func (n *node) ruleAt(side finding.Side, rule string) crd.Path {

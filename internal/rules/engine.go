@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 
+	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -35,8 +36,9 @@ func Compare(p crd.Pair, opts Options) []finding.Finding {
 
 // emitter builds findings for one pair, with locations resolved in the right file.
 type emitter struct {
-	pair crd.Pair
-	out  []finding.Finding
+	pair   crd.Pair
+	out    []finding.Finding
+	judges map[string]*celproof.Judge
 }
 
 // doc returns the document on one side.

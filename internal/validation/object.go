@@ -29,17 +29,9 @@ type Schema struct {
 // NewSchema builds the validator for a version of a CRD; a version without a structural schema
 // is an error.
 func NewSchema(c *crd.CRD, version string) (*Schema, error) {
-	in, err := internal(c)
+	in, v, s, err := structural(c, version)
 	if err != nil {
 		return nil, err
-	}
-	v, err := apiextensions.GetSchemaForVersion(in, version)
-	if err != nil || v == nil || v.OpenAPIV3Schema == nil {
-		return nil, fmt.Errorf("%s %s has no schema", c.Name, version)
-	}
-	s, err := structuralschema.NewStructural(v.OpenAPIV3Schema)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: schema is not structural: %w", c.Name, version, err)
 	}
 	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(v.OpenAPIV3Schema)
 	if err != nil {
@@ -55,6 +47,28 @@ func NewSchema(c *crd.CRD, version string) (*Schema, error) {
 	}
 	gvk := schema.GroupVersionKind{Group: in.Spec.Group, Version: version, Kind: in.Spec.Names.Kind}
 	return &Schema{structural: s, validator: newCRValidator(gvk, in.Spec.Scope == apiextensions.NamespaceScoped, s, schemaValidator, scale)}, nil
+}
+
+// Structural returns the structural schema of a version of a CRD, as the API server derives it.
+func Structural(c *crd.CRD, version string) (*structuralschema.Structural, error) {
+	_, _, s, err := structural(c, version)
+	return s, err
+}
+
+func structural(c *crd.CRD, version string) (*apiextensions.CustomResourceDefinition, *apiextensions.CustomResourceValidation, *structuralschema.Structural, error) {
+	in, err := internal(c)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	v, err := apiextensions.GetSchemaForVersion(in, version)
+	if err != nil || v == nil || v.OpenAPIV3Schema == nil {
+		return nil, nil, nil, fmt.Errorf("%s %s has no schema", c.Name, version)
+	}
+	s, err := structuralschema.NewStructural(v.OpenAPIV3Schema)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s %s: schema is not structural: %w", c.Name, version, err)
+	}
+	return in, v, s, nil
 }
 
 // Created is what happens to an object written through the API.

@@ -1,0 +1,514 @@
+package celproof
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+)
+
+// absent stands for a field the object does not set.
+type absentT struct{}
+
+var absent any = absentT{}
+
+// gen builds the candidate values of the data a rule set reads, from the old schema. Where a
+// value's domain is finite under the old schema (presence, booleans, enums, small integer ranges,
+// fields the old schema does not have) every value is listed; elsewhere the list is a sample of
+// boundary values, and infinite records that the enumeration proves nothing.
+type gen struct {
+	consts   constants
+	limit    int
+	infinite bool
+	// truncated: some product of field values was cut at limit.
+	truncated bool
+	// resourceRoot is the node that is a whole resource (apiVersion, kind, metadata), if any.
+	resourceRoot *structuralschema.Structural
+}
+
+// field lists the candidates of a property: absent unless required, null when nullable, then its
+// values. s is nil for a property the old schema does not have.
+func (g *gen) field(r *refNode, s *structuralschema.Structural, required, preserve bool) []any {
+	// Absence comes last: a witness that sets a field shows a rule's verdict rather than the
+	// error of reading a missing field.
+	var out []any
+	switch {
+	case s == nil && preserve: // a kept unknown field: any value may be stored
+		g.infinite = true
+		out = g.anyValues()
+	case s != nil:
+		out = g.values(r, s, preserve)
+		if s.Nullable {
+			out = append(out, nil)
+		}
+	} // else pruned: no stored object has it
+	if !required || s == nil {
+		out = append(out, absent)
+	}
+	return out
+}
+
+// values lists the candidates of a present value.
+func (g *gen) values(r *refNode, s *structuralschema.Structural, preserve bool) []any {
+	if !r.value && r.elem == nil && len(r.fields) == 0 {
+		return []any{minimal(s)} // only its presence is read
+	}
+	if vv := s.ValueValidation; vv != nil && len(vv.Enum) > 0 {
+		out := make([]any, 0, len(vv.Enum))
+		for _, e := range vv.Enum {
+			out = append(out, deepCopy(e.Object))
+		}
+		return out
+	}
+	preserve = preserve || s.XPreserveUnknownFields
+	used := r.value || r.elem != nil
+	switch {
+	case s.XIntOrString:
+		g.infinite = true
+		return append(g.ints(s), stringsOf(g.strs(s))...)
+	case s.Type == "boolean":
+		return []any{true, false}
+	case s.Type == "integer":
+		if lo, hi, ok := intRange(s); ok && hi-lo <= 32 {
+			out := make([]any, 0, hi-lo+1)
+			for i := lo; i <= hi; i++ {
+				out = append(out, i)
+			}
+			return out
+		}
+		g.infinite = true
+		return g.ints(s)
+	case s.Type == "number":
+		g.infinite = true
+		return g.numbers(s)
+	case s.Type == "string":
+		g.infinite = true
+		return stringsOf(g.strs(s))
+	case s.Type == "array":
+		if !used && len(r.fields) == 0 {
+			return []any{minimal(s)}
+		}
+		g.infinite = true
+		return g.lists(r, s, preserve)
+	case s.Type == "object" || (s.Type == "" && preserve):
+		if len(r.fields) == 0 && !used {
+			return []any{minimal(s)}
+		}
+		out := g.objects(r, s, preserve)
+		if used {
+			g.infinite = true
+			out = append(out, g.maps(s)...)
+		}
+		return out
+	}
+	g.infinite = true
+	return []any{minimal(s)}
+}
+
+// objects varies the fields the rules read; the others keep their minimal values.
+func (g *gen) objects(r *refNode, s *structuralschema.Structural, preserve bool) []any {
+	names := r.sortedFields()
+	dims := make([][]any, len(names))
+	for i, name := range names {
+		child, required := g.childSchema(s, name)
+		dims[i] = g.field(r.fields[name], child, required, preserve || s.XPreserveUnknownFields)
+	}
+	base, _ := minimal(s).(map[string]any)
+	var out []any
+	g.product(dims, func(vals []any) {
+		m := make(map[string]any, len(base)+len(vals))
+		for k, v := range base {
+			m[k] = v
+		}
+		for i, v := range vals {
+			if v == absent {
+				delete(m, names[i])
+			} else {
+				m[names[i]] = v
+			}
+		}
+		out = append(out, m)
+	})
+	return out
+}
+
+// childSchema is the schema of a field: a property (and whether it is required) or a map value.
+// A resource always has apiVersion, kind and a metadata name, whatever its schema says.
+func (g *gen) childSchema(s *structuralschema.Structural, name string) (*structuralschema.Structural, bool) {
+	if s == g.resourceRoot || s.XEmbeddedResource {
+		if m, ok := resourceFields[name]; ok {
+			return m, true
+		}
+	}
+	if p, ok := s.Properties[name]; ok {
+		required := s.ValueValidation != nil && slices.Contains(s.ValueValidation.Required, name)
+		return &p, required
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
+		return s.AdditionalProperties.Structural, false
+	}
+	return nil, false
+}
+
+// maps are the sizes of a map (or an object used whole) around the rules' constants.
+func (g *gen) maps(s *structuralschema.Structural) []any {
+	if s.AdditionalProperties == nil || s.AdditionalProperties.Structural == nil {
+		return nil
+	}
+	v := minimal(s.AdditionalProperties.Structural)
+	out := []any{map[string]any{}, map[string]any{"a": v}}
+	for _, k := range g.consts.strings {
+		out = append(out, map[string]any{k: v})
+	}
+	return out
+}
+
+// lists are the empty list, one item of each candidate, two items, and lengths around the rules'
+// integer constants.
+func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) []any {
+	var items []any
+	if s.Items != nil {
+		if r.elem != nil {
+			items = g.values(r.elem, s.Items, preserve)
+		} else {
+			items = []any{minimal(s.Items)}
+		}
+	}
+	out := []any{[]any{}}
+	for _, it := range items {
+		out = append(out, []any{it})
+	}
+	if len(items) >= 2 {
+		out = append(out, []any{items[0], items[1]})
+	}
+	if len(items) > 0 {
+		for _, n := range g.consts.ints {
+			for _, k := range []int64{n, n + 1} {
+				if k > 1 && k <= 16 {
+					out = append(out, slices.Repeat([]any{items[0]}, int(k)))
+				}
+			}
+		}
+	}
+	vv := s.ValueValidation
+	return slices.DeleteFunc(out, func(v any) bool {
+		n := int64(len(v.([]any)))
+		return vv != nil && (vv.MinItems != nil && n < *vv.MinItems || vv.MaxItems != nil && n > *vv.MaxItems)
+	})
+}
+
+// anyValues are samples for a field whose schema is unknown.
+func (g *gen) anyValues() []any {
+	out := []any{true, int64(0), "", map[string]any{}, []any{}}
+	for _, n := range g.consts.ints {
+		out = append(out, n)
+	}
+	return append(out, stringsOf(g.consts.strings)...)
+}
+
+// product calls f with combinations of one value per dimension, fewest deviations from the first
+// values first (so a bounded search tries every single change before pairs of changes), up to
+// the limit.
+func (g *gen) product(dims [][]any, f func([]any)) {
+	for _, d := range dims {
+		if len(d) == 0 {
+			return
+		}
+	}
+	idx := make([]int, len(dims))
+	vals := make([]any, len(dims))
+	count := 0
+	maxSum := 0
+	for _, d := range dims {
+		maxSum += len(d) - 1
+	}
+	var rec func(i, left int) bool
+	rec = func(i, left int) bool {
+		if i == len(dims) {
+			if left != 0 {
+				return true
+			}
+			if count >= g.limit {
+				g.truncated = true
+				return false
+			}
+			for j, k := range idx {
+				vals[j] = dims[j][k]
+			}
+			f(slices.Clone(vals))
+			count++
+			return true
+		}
+		for k := 0; k < len(dims[i]) && k <= left; k++ {
+			idx[i] = k
+			if !rec(i+1, left-k) {
+				return false
+			}
+		}
+		return true
+	}
+	for sum := 0; sum <= maxSum; sum++ {
+		if !rec(0, sum) {
+			return
+		}
+	}
+}
+
+func intRange(s *structuralschema.Structural) (lo, hi int64, ok bool) {
+	vv := s.ValueValidation
+	if vv == nil || vv.Minimum == nil || vv.Maximum == nil {
+		return 0, 0, false
+	}
+	lo, hi = int64(math.Ceil(*vv.Minimum)), int64(math.Floor(*vv.Maximum))
+	if vv.ExclusiveMinimum && float64(lo) == *vv.Minimum {
+		lo++
+	}
+	if vv.ExclusiveMaximum && float64(hi) == *vv.Maximum {
+		hi--
+	}
+	return lo, hi, lo <= hi
+}
+
+// inBounds reports whether x satisfies the schema's minimum and maximum.
+func inBounds(s *structuralschema.Structural, x float64) bool {
+	vv := s.ValueValidation
+	if vv == nil {
+		return true
+	}
+	if vv.Minimum != nil && (x < *vv.Minimum || vv.ExclusiveMinimum && x == *vv.Minimum) {
+		return false
+	}
+	return vv.Maximum == nil || x < *vv.Maximum || !vv.ExclusiveMaximum && x == *vv.Maximum
+}
+
+func (g *gen) ints(s *structuralschema.Structural) []any {
+	cands := []int64{0, 1, -1}
+	for _, c := range g.consts.ints {
+		cands = append(cands, c, c-1, c+1)
+	}
+	if vv := s.ValueValidation; vv != nil {
+		for _, b := range []*float64{vv.Minimum, vv.Maximum} {
+			if b != nil && math.Abs(*b) < 1<<53 {
+				cands = append(cands, int64(*b)-1, int64(*b), int64(*b)+1)
+			}
+		}
+	}
+	var out []any
+	seen := map[int64]bool{}
+	for _, c := range cands {
+		if !seen[c] && inBounds(s, float64(c)) {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (g *gen) numbers(s *structuralschema.Structural) []any {
+	cands := []float64{0, 0.5, 1, -1}
+	for _, c := range g.consts.ints {
+		cands = append(cands, float64(c), float64(c)-1, float64(c)+1)
+	}
+	for _, c := range g.consts.doubles {
+		cands = append(cands, c, c-0.5, c+0.5)
+	}
+	var out []any
+	seen := map[float64]bool{}
+	for _, c := range cands {
+		if !seen[c] && inBounds(s, c) {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// strs are the empty string, the rules' string constants and variations of them, strings as
+// long as the rules' integer constants, and a value of the schema's format.
+func (g *gen) strs(s *structuralschema.Structural) []string {
+	cands := []string{"", "a"}
+	for _, c := range g.consts.strings {
+		cands = append(cands, c, c+"a", "a"+c)
+	}
+	for _, n := range g.consts.ints {
+		for _, k := range []int64{n, n + 1} {
+			if k > 1 && k <= 256 {
+				cands = append(cands, strings.Repeat("a", int(k)))
+			}
+		}
+	}
+	vv := s.ValueValidation
+	if vv != nil && vv.Format != "" {
+		if f, ok := formatSamples[vv.Format]; ok {
+			cands = append(cands, f)
+		}
+	}
+	var re *regexp.Regexp
+	if vv != nil && vv.Pattern != "" {
+		re, _ = regexp.Compile(vv.Pattern)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cands {
+		n := int64(len([]rune(c)))
+		if seen[c] || vv != nil && (vv.MinLength != nil && n < *vv.MinLength || vv.MaxLength != nil && n > *vv.MaxLength) || re != nil && !re.MatchString(c) {
+			continue
+		}
+		seen[c] = true
+		out = append(out, c)
+	}
+	return out
+}
+
+func stringsOf(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// formatSamples are valid values of the formats the API server checks.
+var formatSamples = map[string]string{
+	"date-time": "2024-01-01T00:00:00Z", "date": "2024-01-01", "duration": "1s",
+	"uri": "https://example.com", "email": "a@example.com", "hostname": "example.com",
+	"ipv4": "10.0.0.1", "ipv6": "::1", "cidr": "10.0.0.0/8", "mac": "00:00:5e:00:53:01",
+	"uuid": "123e4567-e89b-12d3-a456-426614174000", "byte": "YQ==", "password": "a",
+}
+
+// minimal is a small value the schema accepts: its default, its first enum value, or the least
+// value of its type that meets its bounds, with every required property set.
+func minimal(s *structuralschema.Structural) any {
+	if s == nil {
+		return map[string]any{}
+	}
+	if s.Default.Object != nil {
+		return deepCopy(s.Default.Object)
+	}
+	vv := s.ValueValidation
+	if vv != nil && len(vv.Enum) > 0 {
+		return deepCopy(vv.Enum[0].Object)
+	}
+	switch {
+	case s.XIntOrString:
+		return int64(1)
+	case s.Type == "boolean":
+		return false
+	case s.Type == "integer":
+		for _, c := range []int64{0, 1} {
+			if inBounds(s, float64(c)) {
+				return c
+			}
+		}
+		if lo, _, ok := intRange(s); ok || vv != nil && vv.Minimum != nil {
+			if !ok {
+				lo = int64(math.Ceil(*vv.Minimum)) + 1
+			}
+			return lo
+		}
+		return int64(-1)
+	case s.Type == "number":
+		if inBounds(s, 0) {
+			return float64(0)
+		}
+		if vv.Minimum != nil {
+			return *vv.Minimum + 1
+		}
+		return float64(-1)
+	case s.Type == "string":
+		return minimalString(s)
+	case s.Type == "array":
+		var out []any
+		if vv != nil && vv.MinItems != nil {
+			for i := int64(0); i < *vv.MinItems; i++ {
+				out = append(out, minimal(s.Items))
+			}
+		}
+		if out == nil {
+			out = []any{}
+		}
+		return out
+	}
+	m := map[string]any{}
+	if vv != nil {
+		for _, name := range vv.Required {
+			if p, ok := s.Properties[name]; ok {
+				m[name] = minimal(&p)
+			}
+		}
+	}
+	return m
+}
+
+func minimalString(s *structuralschema.Structural) string {
+	vv := s.ValueValidation
+	if vv == nil {
+		return "a"
+	}
+	cands := []string{"a", "a1", "1", "example", "a-b", "A", "a.b", "a/b", "example.com/a"}
+	if f, ok := formatSamples[vv.Format]; ok {
+		cands = append([]string{f}, cands...)
+	}
+	var re *regexp.Regexp
+	if vv.Pattern != "" {
+		re, _ = regexp.Compile(vv.Pattern)
+	}
+	for _, c := range cands {
+		if vv.MinLength != nil && *vv.MinLength > 1 {
+			c += strings.Repeat("a", int(min(*vv.MinLength, 253))-1)
+		}
+		if re == nil || re.MatchString(c) {
+			return c
+		}
+	}
+	return cands[0]
+}
+
+// deepCopy copies a JSON value.
+func deepCopy(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return normalize(out)
+}
+
+// normalize turns JSON numbers decoded as float64 into int64 where they are integral, as the
+// API server's decoder does.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+	}
+	return v
+}
+
+var str = structuralschema.Structural{Generic: structuralschema.Generic{Type: "string"}}
+
+// resourceFields are the fields the API server hands CEL for every resource.
+var resourceFields = map[string]*structuralschema.Structural{
+	"apiVersion": &str,
+	"kind":       &str,
+	"metadata": {
+		Generic:         structuralschema.Generic{Type: "object"},
+		Properties:      map[string]structuralschema.Structural{"name": str, "generateName": str},
+		ValueValidation: &structuralschema.ValueValidation{Required: []string{"name"}},
+	},
+}
