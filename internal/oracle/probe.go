@@ -51,6 +51,9 @@ type Evidence struct {
 	Fresh string
 	// Status is the error of updating the object's status through /status.
 	Status string
+	// Selector is what went wrong listing with a field selector on each field the old CRD made
+	// selectable: an error, or the object missing from the list.
+	Selector string
 	// Setup is set when the case could not be set up (the old CRD or the object was refused).
 	Setup string
 }
@@ -58,7 +61,7 @@ type Evidence struct {
 // Breaks reports whether the server showed a failure or a loss.
 func (e Evidence) Breaks() bool {
 	return e.CRDChange != "" || e.Read != "" || e.OtherVersions != "" || e.Update != "" || e.Stored != "" ||
-		e.Touch != "" || e.Create != "" || e.Fresh != "" || e.Status != ""
+		e.Touch != "" || e.Create != "" || e.Fresh != "" || e.Status != "" || e.Selector != ""
 }
 
 // Lines renders the evidence for docs/proof.md.
@@ -68,7 +71,7 @@ func (e Evidence) Lines() []string {
 		{"setup", e.Setup}, {"CRD change", e.CRDChange}, {"read", e.Read}, {"other versions", e.OtherVersions},
 		{"unchanged update", e.Update}, {"stored in etcd", e.Stored}, {"update of the changed field", e.Touch},
 		{"fresh create", e.Create},
-		{"fresh object", e.Fresh}, {"status update", e.Status},
+		{"fresh object", e.Fresh}, {"status update", e.Status}, {"field selector", e.Selector},
 	} {
 		if x.v != "" {
 			out = append(out, x.k+": "+x.v)
@@ -228,6 +231,9 @@ func (s *Server) probe(ctx context.Context, c Case, before map[string]map[string
 			}
 		}
 	}
+	if ok {
+		ev.Selector = s.selectors(ctx, c)
+	}
 	fresh := copyJSON(c.Object)
 	fresh["metadata"] = map[string]any{"name": name(c.Object) + "-fresh", "namespace": namespace}
 	res := s.resource(c.New, fresh)
@@ -237,6 +243,43 @@ func (s *Server) probe(ctx context.Context, c Case, before map[string]map[string
 	} else if d := diff(before[version], created.Object); d != "" {
 		ev.Fresh = d
 	}
+}
+
+// selectors lists the objects with a field selector on each field the old CRD's version made
+// selectable, set to the object's value, and says where the object was not returned.
+func (s *Server) selectors(ctx context.Context, c Case) string {
+	version := objectVersion(c.Object)
+	var problems []string
+	for _, v := range c.Old.Spec.Versions {
+		if v.Name != version {
+			continue
+		}
+		for _, f := range v.SelectableFields {
+			fields := strings.Split(strings.TrimPrefix(f.JSONPath, "."), ".")
+			value, found, _ := unstructured.NestedString(c.Object, fields...)
+			if !found {
+				continue
+			}
+			selector := strings.Join(fields, ".") + "=" + value
+			list, err := s.resource(c.New, c.Object).List(ctx, metav1.ListOptions{FieldSelector: selector})
+			switch {
+			case err != nil:
+				problems = append(problems, selector+": "+err.Error())
+			case !listed(list, name(c.Object)):
+				problems = append(problems, selector+": the object is not listed")
+			}
+		}
+	}
+	return strings.Join(problems, "; ")
+}
+
+func listed(list *unstructured.UnstructuredList, name string) bool {
+	for _, it := range list.Items {
+		if it.GetName() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // readAll reads the object through every served version of the CRD, keyed by version; errors
@@ -284,6 +327,7 @@ type resourceClient interface {
 	Update(ctx context.Context, obj *unstructured.Unstructured, options metav1.UpdateOptions, subresources ...string) (*unstructured.Unstructured, error)
 	UpdateStatus(ctx context.Context, obj *unstructured.Unstructured, options metav1.UpdateOptions) (*unstructured.Unstructured, error)
 	Get(ctx context.Context, name string, options metav1.GetOptions, subresources ...string) (*unstructured.Unstructured, error)
+	List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error)
 }
 
 // stored reads the object as etcd holds it (JSON), below the API server.

@@ -31,9 +31,10 @@ const casesDir = "../../testdata/rules"
 // cases are run and documented, but not asserted.
 var unprovable = map[string]string{
 	"duplicate-crd":              "two documents in one tree are a repository problem, not a cluster change",
-	"unknown-change":             "fail closed: crdguard reports what it cannot classify as an error because it cannot judge it, not because it is known to break (the case adds a selectable field, which is harmless)",
+	"unknown-change":             "fail closed: crdguard reports what it cannot classify as an error because it cannot judge it, not because it is known to break (the case adds a labelSelectorPath to the scale subresource, which is harmless)",
 	"list-map-keys-changed":      "breaks server-side apply merging between field managers; objects themselves stay valid",
 	"conversion-webhook-removed": "needs a running conversion webhook to compare with",
+	"conversion-webhook-added":   "needs a running conversion webhook (without one, reads through the other version fail, which is what the rule's doc warns of)",
 }
 
 // undecided are cases whose CEL change crdguard can neither prove safe nor refute: it reports

@@ -49,6 +49,11 @@ var (
 		Advice:  "objects are no longer converted between versions, only relabelled; keep the webhook while more than one version is served",
 		Doc:     "Without the webhook, objects stored in one version are served in the others with only their apiVersion changed, so fields are lost or invalid. Keep the conversion webhook as long as several versions are served.",
 	}
+	conversionWebhookAdded = &Rule{
+		ID: "conversion-webhook-added", Severity: finding.Info, Level: CRDLevel,
+		Summary: "Conversion strategy changed from None to Webhook.",
+		Doc:     "A conversion webhook is how versions with different schemas convert without losing fields. From now on the API server calls it whenever an object is read or written through a version other than the one it is stored in, so the webhook must be deployed and reachable before the CRD is applied.",
+	}
 	subresourceRemoved = &Rule{
 		ID: "subresource-removed", Severity: finding.Error, Level: VersionLevel,
 		Summary: "The status or scale subresource was removed.",
@@ -80,7 +85,7 @@ var (
 
 var versionRules = []*Rule{
 	storedVersionRemoved, servedVersionRemoved, versionRemoved, storageVersionChanged, conversionMissing,
-	conversionWebhookRemoved, subresourceRemoved, subresourceAdded, versionAdded, printerColumnsChanged,
+	conversionWebhookRemoved, conversionWebhookAdded, subresourceRemoved, subresourceAdded, versionAdded, printerColumnsChanged,
 	deprecationChanged,
 }
 
@@ -137,10 +142,8 @@ func compareVersion(e *emitter, ov, nv *apiextv1.CustomResourceDefinitionVersion
 	if ov.Deprecated != nv.Deprecated || !eqPtr(ov.DeprecationWarning, nv.DeprecationWarning) {
 		e.version(deprecationChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("deprecated"), ov.Deprecated, nv.Deprecated, "deprecation of %s changed", name)
 	}
+	compareSelectableFields(e, name, ov.SelectableFields, nv.SelectableFields)
 	var unjudged []string
-	if !reflect.DeepEqual(ov.SelectableFields, nv.SelectableFields) {
-		unjudged = append(unjudged, "selectableFields")
-	}
 	os, ns := schemaOf(ov), schemaOf(nv)
 	switch {
 	case os != nil && ns != nil:
@@ -187,6 +190,9 @@ func compareConversion(e *emitter) {
 	os, ns := strategy(o), strategy(w)
 	if os == apiextv1.WebhookConverter && ns == apiextv1.NoneConverter && len(servedVersions(w)) > 1 {
 		e.crd(conversionWebhookRemoved, finding.Head, crd.Path{"spec", "conversion", "strategy"}, string(os), string(ns), "conversion strategy changed from Webhook to None while %d versions are served", len(servedVersions(w)))
+	}
+	if os == apiextv1.NoneConverter && ns == apiextv1.WebhookConverter {
+		e.crd(conversionWebhookAdded, finding.Head, crd.Path{"spec", "conversion", "strategy"}, string(os), string(ns), "conversion strategy changed from None to Webhook")
 	}
 	if os == ns && os == apiextv1.WebhookConverter && !reflect.DeepEqual(o.Spec.Conversion.Webhook, w.Spec.Conversion.Webhook) {
 		e.crd(unknownChange, finding.Head, crd.Path{"spec", "conversion", "webhook"}, nil, nil, "the conversion webhook configuration changed in a way crdguard does not classify")

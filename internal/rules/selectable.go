@@ -1,0 +1,53 @@
+package rules
+
+import (
+	"github.com/crdguard/crdguard/internal/finding"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// Selectable fields (Kubernetes ≥ 1.31): the JSONPaths a version lets clients filter by with
+// field selectors (kubectl get --field-selector, informers of controllers).
+
+var (
+	selectableFieldRemoved = &Rule{
+		ID: "selectable-field-removed", Severity: finding.Error, Level: VersionLevel, Twin: "selectable-field-added",
+		Summary: "A selectable field (selectableFields) was removed from a version.",
+		Advice:  "clients and controllers that list with a field selector on it get an error instead of objects; keep the field selectable",
+		Doc:     "selectableFields lets clients filter lists and watches by a field (kubectl get --field-selector spec.issuerRef.name=x, a controller's informer restricted to its objects). When a field stops being selectable, every such request is refused with 'field label not supported', so controllers stop seeing their objects and scripts fail. Keep the field selectable as long as the version is served. The finding's path is the field's jsonPath.",
+	}
+	selectableFieldAdded = &Rule{
+		ID: "selectable-field-added", Severity: finding.Info, Level: VersionLevel,
+		Summary: "A selectable field (selectableFields) was added to a version.",
+		Doc:     "A new selectable field lets clients filter by it; nothing that worked before changes. It needs Kubernetes 1.31 or later (the CustomResourceFieldSelectors feature; older API servers drop the field and refuse such selectors). The finding's path is the field's jsonPath.",
+	}
+)
+
+var selectableRules = []*Rule{selectableFieldRemoved, selectableFieldAdded}
+
+// compareSelectableFields reports the selectable fields of one version that were removed or
+// added, by jsonPath.
+func compareSelectableFields(e *emitter, version string, o, w []apiextv1.SelectableField) {
+	for i, f := range o {
+		if !hasSelectable(w, f.JSONPath) {
+			at := e.pair.Old.VersionPath(version).Join("selectableFields", i, "jsonPath")
+			e.add(selectableFieldRemoved, version, f.JSONPath, finding.Base, at, f.JSONPath, nil,
+				"field selectors on "+f.JSONPath+" of "+version+" no longer work")
+		}
+	}
+	for i, f := range w {
+		if !hasSelectable(o, f.JSONPath) {
+			at := e.pair.New.VersionPath(version).Join("selectableFields", i, "jsonPath")
+			e.add(selectableFieldAdded, version, f.JSONPath, finding.Head, at, nil, f.JSONPath,
+				f.JSONPath+" of "+version+" is now selectable with field selectors")
+		}
+	}
+}
+
+func hasSelectable(fs []apiextv1.SelectableField, path string) bool {
+	for _, f := range fs {
+		if f.JSONPath == path {
+			return true
+		}
+	}
+	return false
+}
