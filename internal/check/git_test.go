@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/gittest"
@@ -283,4 +285,49 @@ func TestGitSampleBreaks(t *testing.T) {
 	// With samples globs that do not cover the file, it is not read.
 	res = tr.check(GitOptions{Base: "main", Samples: []string{"docs/**"}})
 	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
+}
+
+// Rename pairing reads only manifests: with every Go blob gone from the object store, the
+// comparison of a dependency bump still succeeds.
+func TestGitNeverReadsOtherBlobs(t *testing.T) {
+	repo, base, head := bigPullRequest(t, 50)
+	removed := 0
+	for _, c := range []plumbing.Hash{base, head} {
+		commit, err := repo.Git.CommitObject(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree, err := commit.Tree()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tree.Files().ForEach(func(f *object.File) error {
+			if !strings.HasSuffix(f.Name, ".go") {
+				return nil
+			}
+			h := f.Hash.String()
+			err := os.Remove(filepath.Join(repo.Dir, ".git", "objects", h[:2], h[2:]))
+			if err == nil {
+				removed++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if removed != 100 {
+		t.Fatalf("removed %d Go blobs, want 100", removed)
+	}
+	r, err := source.OpenRepo(repo.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Git(r, GitOptions{Base: "main", Head: head.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CRDs != 1 {
+		t.Fatalf("compared %d CRDs, want 1", res.CRDs)
+	}
 }

@@ -199,7 +199,9 @@ type Comparison struct {
 
 // Compare reads the CRDs that a change between two commits can affect. Only files the diff
 // touches are parsed, plus unchanged files that mention a CRD name found in them, so a CRD that
-// moved between files still pairs with itself and a duplicate of it elsewhere is found.
+// moved between files still pairs with itself and a duplicate of it elsewhere is found. Only
+// manifests the filter allows are ever read: the cost follows the changed manifests, not the
+// changed files.
 func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error) {
 	oldTree, err := oldC.Tree()
 	if err != nil {
@@ -209,44 +211,111 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 	if err != nil {
 		return nil, fmt.Errorf("reading tree of %s: %w", short(newC), err)
 	}
-	changes, err := object.DiffTreeWithOptions(context.Background(), oldTree, newTree, object.DefaultDiffTreeOptions)
+	// No rename detection here: go-git's reads every added and deleted blob of any type.
+	changes, err := object.DiffTreeWithOptions(context.Background(), oldTree, newTree, nil)
 	if err != nil {
 		return nil, fmt.Errorf("diffing %s..%s: %w", short(oldC), short(newC), err)
 	}
-	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{}}
 	changed := map[string]bool{}
-	var adds []File
+	var deleted, added, modified []changedFile
 	for _, ch := range changes {
 		from, to := ch.From.Name, ch.To.Name
 		changed[from], changed[to] = true, true
-		if !f.Allows(from) && !f.Allows(to) {
-			continue
-		}
-		var oldData, newData []byte
+		var c changedFile
 		if from != "" && f.Allows(from) {
-			if oldData, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
+			if c.old, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
 				return nil, err
 			}
-			adds = append(adds, File{Tree: cmp.Old, Name: from, Data: oldData})
+			c.from = from
 		}
 		if to != "" && f.Allows(to) {
-			if newData, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
+			if c.new, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
 				return nil, err
 			}
-			adds = append(adds, File{Tree: cmp.New, Name: to, Data: newData})
+			c.to = to
 		}
-		fd := FileDiff{From: from, To: to}
-		if crd.MentionsCRD(oldData) || crd.MentionsCRD(newData) {
-			fd.Hunks = Hunks(oldData, newData) // only files that can carry findings need them
+		switch {
+		case c.from != "" && c.to != "":
+			modified = append(modified, c)
+		case c.from != "":
+			deleted = append(deleted, c)
+		case c.to != "":
+			added = append(added, c)
+		}
+	}
+	delete(changed, "")
+	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{}}
+	files, complete := pairRenames(deleted, added)
+	if !complete {
+		cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%d deleted and %d added manifests: more than git's rename limit (%d), so only identical files were paired as moved, as git and GitHub do", len(deleted), len(added), RenameLimit))
+	}
+	files = append(files, modified...)
+	sort.SliceStable(files, func(i, j int) bool { return files[i].key() < files[j].key() })
+	var adds []File
+	for _, c := range files {
+		if c.from != "" {
+			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old})
+		}
+		if c.to != "" {
+			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new})
+		}
+		fd := FileDiff{From: c.from, To: c.to}
+		if crd.MentionsCRD(c.old) || crd.MentionsCRD(c.new) {
+			fd.Hunks = Hunks(c.old, c.new) // only files that can carry findings need them
 		}
 		cmp.Diff.Add(fd)
 	}
-	delete(changed, "")
 	AddFiles(adds)
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
 		return nil, err
 	}
 	return cmp, nil
+}
+
+// changedFile is one changed manifest: its path and content on each side ("" and nil where it
+// does not exist).
+type changedFile struct {
+	from, to string
+	old, new []byte
+}
+
+func (c changedFile) key() string {
+	if c.from != "" {
+		return c.from
+	}
+	return c.to
+}
+
+// pairRenames joins the deleted and added manifests that git pairs as moved into one change
+// each, and keeps the others.
+func pairRenames(deleted, added []changedFile) ([]changedFile, bool) {
+	del, add := make([]Blob, len(deleted)), make([]Blob, len(added))
+	for i, c := range deleted {
+		del[i] = Blob{Path: c.from, Data: c.old}
+	}
+	for i, c := range added {
+		add[i] = Blob{Path: c.to, Data: c.new}
+	}
+	renames, complete := Renames(del, add)
+	out := make([]changedFile, 0, len(deleted)+len(added)-len(renames))
+	paired := map[int]bool{}
+	for _, rn := range renames {
+		c := deleted[rn.From]
+		c.to, c.new = added[rn.To].to, added[rn.To].new
+		out = append(out, c)
+		paired[-1-rn.From], paired[rn.To] = true, true
+	}
+	for i, c := range deleted {
+		if !paired[-1-i] {
+			out = append(out, c)
+		}
+	}
+	for i, c := range added {
+		if !paired[i] {
+			out = append(out, c)
+		}
+	}
+	return out, complete
 }
 
 // addUnchanged adds, to both sides, the CRDs of unchanged files whose names also occur in the
