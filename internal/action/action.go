@@ -14,8 +14,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -26,6 +28,10 @@ import (
 	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/source"
 )
+
+// DefaultCheckName is the check run's default name: distinctive, so that it is not confused with
+// the job's own check (named after the job) when choosing the required check.
+const DefaultCheckName = "CRD compatibility (crdguard)"
 
 // ReportFile is the JSON report written into the workspace (the `report` output).
 const ReportFile = "crdguard-report.json"
@@ -59,13 +65,23 @@ type inputs struct {
 	checkRun                          bool
 }
 
+// readInputs reads the inputs. The token, check-name and check-run are read even when another
+// input is wrong, so that the check run can still report the mistake.
 func readInputs(gha *githubactions.Action) (inputs, error) {
 	in := inputs{
 		token: gha.GetInput("github-token"), config: gha.GetInput("config"),
 		comment:   orDefault(gha.GetInput("comment"), "review"),
-		checkName: orDefault(gha.GetInput("check-name"), "crdguard"),
+		checkName: orDefault(gha.GetInput("check-name"), DefaultCheckName),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
 		base: gha.GetInput("base"), head: gha.GetInput("head"), sarif: gha.GetInput("sarif"),
+		checkRun: true,
+	}
+	switch v := orDefault(gha.GetInput("check-run"), "true"); v {
+	case "true":
+	case "false":
+		in.checkRun = false
+	default:
+		return in, fmt.Errorf("input check-run: %q is not allowed (allowed: true, false)", v)
 	}
 	var err error
 	if in.failOn, err = policy.ParseFailOn(orDefault(gha.GetInput("fail-on"), "error")); err != nil {
@@ -73,13 +89,6 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 	}
 	if !slices.Contains([]string{"review", "annotations", "off"}, in.comment) {
 		return in, fmt.Errorf("input comment: %q is not allowed (allowed: review, annotations, off)", in.comment)
-	}
-	switch v := orDefault(gha.GetInput("check-run"), "true"); v {
-	case "true":
-		in.checkRun = true
-	case "false":
-	default:
-		return in, fmt.Errorf("input check-run: %q is not allowed (allowed: true, false)", v)
 	}
 	return in, nil
 }
@@ -119,6 +128,10 @@ type event struct {
 			Name string `json:"name"`
 		} `json:"labels"`
 	} `json:"pull_request"`
+	MergeGroup *struct {
+		HeadSHA string `json:"head_sha"`
+		BaseSHA string `json:"base_sha"`
+	} `json:"merge_group"`
 	Before string `json:"before"`
 	After  string `json:"after"`
 }
@@ -152,6 +165,14 @@ func readEvent(name, path string) (target, error) {
 			t.labels = append(t.labels, l.Name)
 		}
 		return t, nil
+	case "merge_group":
+		// A merge queue tests head_sha (base plus the queued pull requests); the required check
+		// must report there. There is no pull request to review.
+		mg := ev.MergeGroup
+		if mg == nil || mg.BaseSHA == "" || mg.HeadSHA == "" {
+			return target{}, fmt.Errorf("merge_group event without merge_group.base_sha and head_sha")
+		}
+		return target{base: mg.BaseSHA, head: mg.HeadSHA}, nil
 	case "push":
 		t := target{base: ev.Before, head: ev.After}
 		if strings.Trim(ev.Before, "0") == "" {
@@ -159,7 +180,7 @@ func readEvent(name, path string) (target, error) {
 		}
 		return t, nil
 	}
-	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target or push)", name)
+	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, merge_group or push)", name)
 }
 
 // run holds one run's state.
@@ -171,14 +192,19 @@ type run struct {
 	target target
 	// fallback is set when GitHub refused the token: workflow commands carry the findings.
 	fallback bool
+	// pub is nil without a usable token; check is the open check run (ID 0: none).
+	pub   *github.Publisher
+	check github.Check
 }
 
 func (r *run) logf(format string, args ...any) {
 	fmt.Fprintf(r.out, "crdguard: "+format+"\n", args...)
 }
 
-// Run is the whole action; it returns the process exit code.
-func Run(ctx context.Context, o Options) int {
+// Run is the whole action; it returns the process exit code. The check run is created before
+// anything that can fail, and completed on every path, panics included: a required check left
+// open blocks the pull request.
+func Run(ctx context.Context, o Options) (code int) {
 	if o.Stdout == nil {
 		o.Stdout = os.Stdout
 	}
@@ -187,29 +213,61 @@ func Run(ctx context.Context, o Options) int {
 	}
 	r := &run{o: o, out: o.Stdout}
 	r.gha = githubactions.New(githubactions.WithGetenv(o.Getenv), githubactions.WithWriter(o.Stdout))
-	code, err := r.run(ctx)
+	in, inErr := readInputs(r.gha)
+	r.in = in
+	if in.token != "" {
+		r.gha.AddMask(in.token)
+	}
+	evErr := r.readTarget()
+	r.startCheck(ctx, r.checkSHA())
+	defer func() {
+		if p := recover(); p != nil {
+			r.abort(ctx, fmt.Errorf("internal error: %v", p))
+			code = ExitTool
+		}
+	}()
+	code, err := r.run(ctx, errors.Join(inErr, evErr))
 	if err != nil {
-		r.gha.Errorf("crdguard could not run: %s", err)
+		r.abort(ctx, err)
 		return ExitTool
 	}
 	return code
 }
 
-func (r *run) run(ctx context.Context) (int, error) {
-	getenv := r.o.Getenv
-	in, err := readInputs(r.gha)
-	if err != nil {
-		return 0, err
-	}
-	r.in = in
-	if in.token != "" {
-		r.gha.AddMask(in.token)
-	}
-	if in.base != "" {
+// readTarget reads what to compare from the inputs or the event.
+func (r *run) readTarget() error {
+	if r.in.base != "" {
 		// Explicit refs: compare them and report by check run and annotations only.
-		r.target = target{base: in.base, head: orDefault(in.head, "HEAD")}
-	} else if r.target, err = readEvent(getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")); err != nil {
-		return 0, err
+		r.target = target{base: r.in.base, head: orDefault(r.in.head, "HEAD")}
+		return nil
+	}
+	t, err := readEvent(r.o.Getenv("GITHUB_EVENT_NAME"), r.o.Getenv("GITHUB_EVENT_PATH"))
+	r.target = t
+	return err
+}
+
+// checkSHA is the commit the check run reports on: the event's head, else the commit the
+// workflow runs on; "" when neither is known yet (explicit refs outside Actions).
+func (r *run) checkSHA() string {
+	if fullSHA.MatchString(r.target.head) {
+		return r.target.head
+	}
+	return r.o.Getenv("GITHUB_SHA")
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// abort reports an error that stopped the run, in the log and in the check run.
+func (r *run) abort(ctx context.Context, err error) {
+	r.gha.Errorf("crdguard could not run: %s", err)
+	r.finish(ctx, github.Failure, "crdguard could not run", "crdguard stopped before it could compare the commits:\n\n"+report.Escape(err.Error()), nil)
+}
+
+func (r *run) run(ctx context.Context, setupErr error) (int, error) {
+	getenv := r.o.Getenv
+	in := r.in
+	if setupErr != nil {
+		return 0, setupErr
 	}
 	workspace := orDefault(getenv("GITHUB_WORKSPACE"), ".")
 	cfg, err := loadConfig(workspace, in.config)
@@ -225,6 +283,7 @@ func (r *run) run(ctx context.Context) (int, error) {
 	}
 	if r.target.nothingToCompare != "" {
 		r.logf("%s", r.target.nothingToCompare)
+		r.finish(ctx, github.Success, "Nothing to compare", report.Escape(r.target.nothingToCompare)+".", nil)
 		r.outputs(workspace, nil, "pass")
 		return ExitOK, nil
 	}
@@ -239,13 +298,14 @@ func (r *run) run(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("head: %w", err)
 	}
 	r.target.head = head.Hash.String()
-	pub, checkID := r.startCheck(ctx)
+	r.startCheck(ctx, r.target.head)
+	pub := r.pub
 	res, err := check.Git(repo, check.GitOptions{
 		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples,
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
 	})
 	if err != nil {
-		return 0, r.abortCheck(ctx, pub, checkID, err)
+		return 0, err
 	}
 	for _, n := range res.Notices {
 		r.gha.Noticef("%s", n)
@@ -273,16 +333,7 @@ func (r *run) run(ctx context.Context) (int, error) {
 				rr.Inline, rr.FileLevel, rr.InBody, rr.AlreadyPosted, rr.Deleted, rr.KeptWithReplies)
 		}
 	}
-	if checkID != 0 {
-		if err := pub.FinishCheck(ctx, checkID, conclusion, title, summary, github.Annotations(display)); err != nil {
-			if github.IsForbidden(err) {
-				r.refused("completing the check run", err)
-			} else {
-				r.logf("the check run could not be completed: %v", err)
-				r.fallback = true
-			}
-		}
-	}
+	r.finish(ctx, conclusion, title, summary, github.Annotations(display))
 	if in.comment == "annotations" || r.fallback {
 		if err := report.Workflow(r.out, report.Report{Findings: display, CRDs: res.CRDs}); err != nil {
 			return 0, err
@@ -308,37 +359,64 @@ func (r *run) run(ctx context.Context) (int, error) {
 	return ExitOK, nil
 }
 
-// startCheck creates the in-progress check run; a token that may not (forks, PATs) switches the
-// run to workflow-command annotations.
-func (r *run) startCheck(ctx context.Context) (*github.Publisher, int64) {
-	getenv := r.o.Getenv
-	transport := github.NewRetrying(r.o.Transport, r.o.Sleep)
-	api, err := github.NewREST(orDefault(getenv("GITHUB_API_URL"), "https://api.github.com"), getenv("GITHUB_REPOSITORY"), r.in.token, &http.Client{Transport: transport})
-	if err != nil || r.in.token == "" {
-		if err == nil {
-			err = errors.New("no github-token")
-		}
-		r.refused("using the GitHub API", err)
-		return nil, 0
+// startCheck creates the API clients and the in-progress check run on sha, once; a token that
+// may not (forks, PATs) switches the run to workflow-command annotations.
+func (r *run) startCheck(ctx context.Context, sha string) {
+	if r.pub == nil && !r.fallback {
+		r.pub = r.newPublisher()
 	}
-	pub := &github.Publisher{API: api, Logf: r.logf}
-	if !r.in.checkRun {
-		return pub, 0
+	if r.pub == nil || !r.in.checkRun || r.check.ID != 0 || sha == "" {
+		return
 	}
-	id, err := api.CreateCheckRun(ctx, r.in.checkName, r.target.head)
+	id, err := r.pub.API.CreateCheckRun(ctx, r.in.checkName, sha)
 	if err != nil {
 		r.refused("creating the check run", err)
-		return pub, 0
+		return
 	}
-	return pub, id
+	r.check = github.Check{ID: id, Name: r.in.checkName}
 }
 
-// abortCheck completes an open check run when the engine could not run, and returns err.
-func (r *run) abortCheck(ctx context.Context, pub *github.Publisher, id int64, err error) error {
-	if id != 0 {
-		_ = pub.FinishCheck(ctx, id, github.Failure, "crdguard could not run", "crdguard could not compare the commits:\n\n"+report.Escape(err.Error()), nil)
+// newPublisher returns the GitHub client, or nil when there is no usable token. The completing
+// request gets a client and a wait budget of its own.
+func (r *run) newPublisher() *github.Publisher {
+	getenv := r.o.Getenv
+	apiURL := orDefault(getenv("GITHUB_API_URL"), "https://api.github.com")
+	client := func(budget time.Duration) (*github.REST, error) {
+		t := github.NewRetrying(r.o.Transport, r.o.Sleep)
+		t.Budget = budget
+		return github.NewREST(apiURL, getenv("GITHUB_REPOSITORY"), r.in.token, &http.Client{Transport: t})
 	}
-	return err
+	api, err := client(github.MaxTotalWait)
+	if err == nil && r.in.token == "" {
+		err = errors.New("no github-token")
+	}
+	if err != nil {
+		r.refused("using the GitHub API", err)
+		return nil
+	}
+	completer, err := client(github.CompletionBudget)
+	if err != nil {
+		r.refused("using the GitHub API", err)
+		return nil
+	}
+	return &github.Publisher{API: api, Completer: completer, Logf: r.logf}
+}
+
+// finish completes the open check run, once.
+func (r *run) finish(ctx context.Context, conclusion, title, summary string, anns []github.Annotation) {
+	if r.check.ID == 0 {
+		return
+	}
+	c := r.check
+	r.check = github.Check{}
+	if err := r.pub.FinishCheck(ctx, c, conclusion, title, summary, anns); err != nil {
+		if github.IsForbidden(err) {
+			r.refused("completing the check run", err)
+		} else {
+			r.gha.Errorf("the check run %q could not be completed: %s", c.Name, err)
+			r.fallback = true
+		}
+	}
 }
 
 func (r *run) refused(what string, err error) {

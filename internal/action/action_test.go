@@ -54,15 +54,23 @@ func newPullRequest(t *testing.T) *pullRequest {
 	}
 	srv := fakegithub.New(t, token)
 	srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
+	srv.Commits = map[string]bool{base.String(): true, head.String(): true}
 	tmp := t.TempDir()
 	pr := &pullRequest{t: t, repo: repo, srv: srv, base: base.String(), head: head.String()}
 	pr.env = map[string]string{
 		"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": filepath.Join(tmp, "event.json"),
 		"GITHUB_REPOSITORY": "octo/widgets", "GITHUB_API_URL": srv.URL, "GITHUB_WORKSPACE": repo.Dir,
 		"GITHUB_OUTPUT": filepath.Join(tmp, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(tmp, "summary"),
-		"INPUT_GITHUB-TOKEN": token,
+		"INPUT_GITHUB-TOKEN": token, "GITHUB_SHA": head.String(),
 	}
 	return pr
+}
+
+// completed asserts what every action test ends with: exactly one check run under the check's
+// name on the reported commit, and it is completed.
+func (pr *pullRequest) completed(sha string) *fakegithub.CheckRun {
+	pr.t.Helper()
+	return pr.srv.Completed(pr.t, orDefault(pr.env["INPUT_CHECK-NAME"], DefaultCheckName), sha)
 }
 
 func (pr *pullRequest) run() (int, string) {
@@ -75,8 +83,14 @@ func (pr *pullRequest) run() (int, string) {
 		"number": 42, "base": map[string]any{"sha": pr.base}, "labels": labels,
 		"head": map[string]any{"sha": pr.head, "repo": map[string]any{"fork": false}},
 	}})
-	if pr.env["GITHUB_EVENT_NAME"] == "push" {
+	switch pr.env["GITHUB_EVENT_NAME"] {
+	case "push":
 		ev, _ = json.Marshal(map[string]any{"before": pr.base, "after": pr.head})
+	case "merge_group":
+		ev, _ = json.Marshal(map[string]any{"action": "checks_requested", "merge_group": map[string]any{
+			"head_sha": pr.head, "head_ref": "refs/heads/gh-readonly-queue/main/pr-42-" + pr.base,
+			"base_sha": pr.base, "base_ref": "refs/heads/main",
+		}})
 	}
 	if err := os.WriteFile(pr.env["GITHUB_EVENT_PATH"], ev, 0o644); err != nil {
 		pr.t.Fatal(err)
@@ -131,11 +145,8 @@ func TestPullRequestEndToEnd(t *testing.T) {
 	if len(pr.srv.Reviews) != 1 {
 		t.Fatalf("%d reviews", len(pr.srv.Reviews))
 	}
-	if len(pr.srv.CheckRuns) != 1 {
-		t.Fatalf("%d check runs", len(pr.srv.CheckRuns))
-	}
-	cr := pr.srv.CheckRuns[0]
-	if cr.Name != "crdguard" || cr.HeadSHA != pr.head || cr.Status != "completed" || cr.Conclusion != "failure" || len(cr.Annotations) != 2 {
+	cr := pr.completed(pr.head)
+	if cr.Conclusion != "failure" || len(cr.Annotations) != 2 {
 		t.Fatalf("check run %+v with %d annotations", cr, len(cr.Annotations))
 	}
 	if len(cr.Summary) > 65535 || !strings.Contains(cr.Summary, "2 errors") {
@@ -175,6 +186,7 @@ func TestPullRequestEndToEnd(t *testing.T) {
 	if !strings.Contains(out, "2 already posted") {
 		t.Errorf("log does not say the comments were already there:\n%s", out)
 	}
+	pr.completed(pr.head)
 }
 
 // A pull request from a fork gets a read-only token: the findings become ::error lines and the
@@ -221,10 +233,7 @@ func TestRateLimitsAndRefusedReview(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if len(pr.srv.CheckRuns) != 1 || len(pr.srv.CheckRuns[0].Annotations) != 2 {
-		for _, r := range pr.srv.Requests {
-			t.Logf("%s %s %d", r.Method, r.Path, r.Status)
-		}
+	if cr := pr.completed(pr.head); len(pr.srv.CheckRuns) != 1 || len(cr.Annotations) != 2 {
 		t.Fatalf("check runs %+v\n%s", pr.srv.CheckRuns, out)
 	}
 	if len(pr.srv.Reviews) != 1 || len(pr.srv.Comments) != 0 {
@@ -246,7 +255,7 @@ func TestAcknowledgeLabel(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	cr := pr.srv.CheckRuns[0]
+	cr := pr.completed(pr.head)
 	if cr.Conclusion != "neutral" || !strings.Contains(cr.Summary, "crd\\-breaking\\-change\\-approved") {
 		t.Fatalf("check run %+v\n%s", cr, cr.Summary)
 	}
@@ -255,16 +264,25 @@ func TestAcknowledgeLabel(t *testing.T) {
 	}
 }
 
+// Bad inputs and unsupported events exit 2, and the check run, created first, says why.
 func TestBadInputsExit2(t *testing.T) {
 	pr := newPullRequest(t)
 	pr.env["INPUT_FAIL-ON"] = "sometimes"
+	pr.env["INPUT_CHECK-NAME"] = "crdguard (widgets)"
 	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, "::error::crdguard could not run: input fail-on") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+	if cr := pr.completed(pr.head); cr.Conclusion != "failure" || cr.Title != "crdguard could not run" || !strings.Contains(cr.Summary, "input fail\\-on") {
+		t.Fatalf("check run %+v", cr)
+	}
 	pr.env["INPUT_FAIL-ON"] = ""
 	pr.env["GITHUB_EVENT_NAME"] = "issues"
-	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, `event \"issues\" is not supported`) && !strings.Contains(out, `event "issues" is not supported`) {
+	pr.env["GITHUB_SHA"] = pr.base // the event names no commit: the check goes where the workflow runs
+	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, `event "issues" is not supported`) {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if cr := pr.completed(pr.base); cr.Conclusion != "failure" || !strings.Contains(cr.Summary, `event "issues" is not supported`) {
+		t.Fatalf("check run %+v", cr)
 	}
 }
 
@@ -291,21 +309,39 @@ func ruleOf(body string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// A push compares before..after and reports through the check run only: no review.
-func TestPushEvent(t *testing.T) {
+// A push compares before..after, a merge queue's merge_group event base_sha..head_sha; both
+// report through the check run on head only: there is no pull request to review or ask about.
+func TestEventsWithoutReview(t *testing.T) {
+	for _, event := range []string{"push", "merge_group"} {
+		t.Run(event, func(t *testing.T) {
+			pr := newPullRequest(t)
+			pr.env["GITHUB_EVENT_NAME"] = event
+			code, out := pr.run()
+			if code != ExitFindings || len(pr.srv.Reviews) != 0 || len(pr.srv.Comments) != 0 {
+				t.Fatalf("exit %d, %d reviews\n%s", code, len(pr.srv.Reviews), out)
+			}
+			for _, r := range pr.srv.Requests {
+				if strings.Contains(r.Path, "/pulls/") || strings.Contains(r.Path, "/issues/") {
+					t.Errorf("a %s run asked about a pull request: %s %s", event, r.Method, r.Path)
+				}
+			}
+			if cr := pr.completed(pr.head); len(pr.srv.CheckRuns) != 1 || cr.Conclusion != "failure" || len(cr.Annotations) != 2 {
+				t.Fatalf("check runs %+v", pr.srv.CheckRuns)
+			}
+		})
+	}
+}
+
+// A new branch has no "before": nothing to compare, and that is a pass.
+func TestPushOfNewBranch(t *testing.T) {
 	pr := newPullRequest(t)
 	pr.env["GITHUB_EVENT_NAME"] = "push"
-	code, out := pr.run()
-	if code != ExitFindings || len(pr.srv.Reviews) != 0 || len(pr.srv.Comments) != 0 {
-		t.Fatalf("exit %d, %d reviews\n%s", code, len(pr.srv.Reviews), out)
-	}
-	if len(pr.srv.CheckRuns) != 1 || pr.srv.CheckRuns[0].Conclusion != "failure" || len(pr.srv.CheckRuns[0].Annotations) != 2 {
-		t.Fatalf("check runs %+v", pr.srv.CheckRuns)
-	}
-	// A new branch has no "before": nothing to compare, and that is a pass.
 	pr.base = strings.Repeat("0", 40)
 	if code, out := pr.run(); code != ExitOK || !strings.Contains(out, "new branch") {
 		t.Fatalf("new branch: exit %d\n%s", code, out)
+	}
+	if cr := pr.completed(pr.head); cr.Conclusion != "success" || cr.Title != "Nothing to compare" {
+		t.Fatalf("check run %+v", cr)
 	}
 }
 
@@ -323,10 +359,12 @@ func TestMovedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
+	pr.srv.Commits[pr.head] = true
 	code, out := pr.run()
 	if code != ExitFindings {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
+	pr.completed(pr.head)
 	var got []string
 	for _, c := range pr.srv.Comments {
 		got = append(got, c.Path+":"+itoa(c.Line)+":"+c.Side+":"+ruleOf(c.Body))

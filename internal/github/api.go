@@ -54,7 +54,9 @@ type API interface {
 	CreateFileComment(ctx context.Context, pr int, commitID, path, body string) error
 	DeleteReviewComment(ctx context.Context, id int64) error
 	CreateCheckRun(ctx context.Context, name, headSHA string) (int64, error)
-	UpdateCheckRun(ctx context.Context, id int64, conclusion string, out CheckOutput) error
+	// UpdateCheckRun sends the check's name on every update: go-github v60 always sends
+	// "name", and an empty one renames the check or is refused.
+	UpdateCheckRun(ctx context.Context, id int64, name, conclusion string, out CheckOutput) error
 }
 
 // REST is the API over GitHub's REST endpoints (github.com or Enterprise Server).
@@ -167,8 +169,8 @@ func (r *REST) CreateCheckRun(ctx context.Context, name, headSHA string) (int64,
 }
 
 // UpdateCheckRun adds output (annotations are appended) and, with a conclusion, completes it.
-func (r *REST) UpdateCheckRun(ctx context.Context, id int64, conclusion string, out CheckOutput) error {
-	opts := gh.UpdateCheckRunOptions{Output: &gh.CheckRunOutput{Title: gh.String(out.Title), Summary: gh.String(out.Summary)}}
+func (r *REST) UpdateCheckRun(ctx context.Context, id int64, name, conclusion string, out CheckOutput) error {
+	opts := gh.UpdateCheckRunOptions{Name: name, Output: &gh.CheckRunOutput{Title: gh.String(out.Title), Summary: gh.String(out.Summary)}}
 	if conclusion != "" {
 		opts.Status, opts.Conclusion = gh.String("completed"), gh.String(conclusion)
 	}

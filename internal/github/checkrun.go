@@ -52,23 +52,50 @@ func plainLocation(f *finding.Finding) string {
 	return s
 }
 
-// FinishCheck completes a check run: annotations in batches of 50 (each update repeats the
-// title and summary, as GitHub requires), the conclusion with the last one.
-func (p *Publisher) FinishCheck(ctx context.Context, id int64, conclusion, title, summary string, anns []Annotation) error {
+// Check is an open check run: its ID and the name every update repeats.
+type Check struct {
+	ID   int64
+	Name string
+}
+
+// FinishCheck completes a check run. Annotations go in batches of 50 (each update repeats the
+// title and summary, as GitHub requires); a batch GitHub refuses is counted in the summary, not
+// fatal. The completing update goes through p.Completer when set, and is sent once more without
+// annotations if GitHub refuses it with them: an open check run blocks the pull request.
+func (p *Publisher) FinishCheck(ctx context.Context, c Check, conclusion, title, summary string, anns []Annotation) error {
 	title = truncate(title, MaxTitleBytes)
-	summary = truncate(summary, MaxSummaryBytes)
-	for start := 0; ; start += MaxAnnotationsPerRequest {
-		end := min(start+MaxAnnotationsPerRequest, len(anns))
-		last := end == len(anns)
-		c := ""
-		if last {
-			c = conclusion
-		}
-		if err := p.API.UpdateCheckRun(ctx, id, c, CheckOutput{Title: title, Summary: summary, Annotations: anns[start:end]}); err != nil {
-			return fmt.Errorf("annotations %d–%d of %d: %w", start+1, end, len(anns), err)
-		}
-		if last {
-			return nil
+	lost := 0
+	for len(anns) > MaxAnnotationsPerRequest {
+		batch := anns[:MaxAnnotationsPerRequest]
+		anns = anns[MaxAnnotationsPerRequest:]
+		if err := p.API.UpdateCheckRun(ctx, c.ID, c.Name, "", CheckOutput{Title: title, Summary: truncate(summary, MaxSummaryBytes), Annotations: batch}); err != nil {
+			p.logf("check run: GitHub refused %d annotations: %v", len(batch), err)
+			lost += len(batch)
 		}
 	}
+	complete := p.Completer
+	if complete == nil {
+		complete = p.API
+	}
+	err := complete.UpdateCheckRun(ctx, c.ID, c.Name, conclusion, CheckOutput{Title: title, Summary: withLost(summary, lost), Annotations: anns})
+	if err == nil || len(anns) == 0 {
+		if err != nil {
+			return fmt.Errorf("completing check run %q: %w", c.Name, err)
+		}
+		return nil
+	}
+	p.logf("check run: GitHub refused the completing update with %d annotations (%v); completing it without them", len(anns), err)
+	if err := complete.UpdateCheckRun(ctx, c.ID, c.Name, conclusion, CheckOutput{Title: title, Summary: withLost(summary, lost+len(anns))}); err != nil {
+		return fmt.Errorf("completing check run %q: %w", c.Name, err)
+	}
+	return nil
+}
+
+// withLost cuts a summary to GitHub's limit, saying how many annotations GitHub refused.
+func withLost(summary string, lost int) string {
+	if lost == 0 {
+		return truncate(summary, MaxSummaryBytes)
+	}
+	note := fmt.Sprintf("\n\n%d annotations could not be attached (GitHub refused them); the summary above and the workflow log list every finding.", lost)
+	return truncate(summary, MaxSummaryBytes-len(note)) + note
 }

@@ -261,7 +261,7 @@ func TestCheckRunBatchesAndLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	anns := Annotations(fs[:120])
-	if err := pub.FinishCheck(context.Background(), id, Failure, "Breaking CRD changes", summary, anns); err != nil {
+	if err := pub.FinishCheck(context.Background(), Check{ID: id, Name: "crdguard"}, Failure, "Breaking CRD changes", summary, anns); err != nil {
 		t.Fatal(err)
 	}
 	cr := srv.CheckRuns[0]

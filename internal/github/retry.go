@@ -17,6 +17,8 @@ const (
 	MaxAttempts = 5
 	// MaxTotalWait bounds the time one run spends waiting for GitHub.
 	MaxTotalWait = 5 * time.Minute
+	// CompletionBudget is the wait reserved for the request that completes the check run.
+	CompletionBudget = 2 * time.Minute
 	// secondaryDefaultWait is GitHub's advice when a secondary limit comes without Retry-After.
 	secondaryDefaultWait = 60 * time.Second
 	// maxBody is how much of an error response is read to classify it.
@@ -45,6 +47,8 @@ type Retrying struct {
 	Next  http.RoundTripper
 	Sleep Sleeper
 	Now   func() time.Time
+	// Budget bounds Waited; MaxTotalWait when zero.
+	Budget time.Duration
 	// Waited is the total time spent waiting, for the log.
 	Waited time.Duration
 }
@@ -81,7 +85,7 @@ func (r *Retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		wait, retry := r.classify(resp, backoff)
-		if !retry || attempt == MaxAttempts || r.Waited+wait > MaxTotalWait {
+		if !retry || attempt == MaxAttempts || r.Waited+wait > r.budget() {
 			return resp, nil
 		}
 		drain(resp)
@@ -91,6 +95,13 @@ func (r *Retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.Waited += wait
 		backoff *= 2
 	}
+}
+
+func (r *Retrying) budget() time.Duration {
+	if r.Budget == 0 {
+		return MaxTotalWait
+	}
+	return r.Budget
 }
 
 // classify says whether to retry a response and after how long.

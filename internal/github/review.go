@@ -22,8 +22,12 @@ type PR struct {
 
 // Publisher posts findings through the API.
 type Publisher struct {
-	API     API
-	DocsURL string
+	API API
+	// Completer, when set, sends the request that completes the check run: a client of its own
+	// with a wait budget of its own, so that neither go-github's local block after a rate limit
+	// nor the waits spent on other requests keep the check run open.
+	Completer API
+	DocsURL   string
 	// Logf receives one line per thing done or given up; it never sees the token.
 	Logf func(format string, args ...any)
 }

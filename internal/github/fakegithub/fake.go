@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -80,6 +81,14 @@ type Failure struct {
 	RetryAfter string
 	// Secondary marks a secondary rate limit (403 with its documentation_url).
 	Secondary bool
+	// Primary marks an exhausted primary rate limit: x-ratelimit-remaining 0 until ResetIn from
+	// now, as GitHub sends it; go-github then refuses further calls on its own until that time.
+	Primary bool
+	// ResetIn is when the exhausted primary limit resets, in seconds from now.
+	ResetIn int64
+	// Applied lets the write through before answering Status: GitHub sometimes applies a request
+	// and still answers 502, so a retry creates a duplicate unless the client looks first.
+	Applied bool
 }
 
 // Server is the fake. Configure its fields before the first request.
@@ -94,6 +103,11 @@ type Server struct {
 	Files map[string]*Lines
 	// Inject is consumed, one entry per write request, before the write is handled.
 	Inject []Failure
+	// Commits, when set, are the SHAs the repository has: a check run's head_sha and a review's
+	// commit_id must be one of them (422 otherwise).
+	Commits map[string]bool
+	// Now is the clock of the rate-limit headers; time.Now when nil.
+	Now func() time.Time
 
 	mu        sync.Mutex
 	nextID    int64
@@ -142,6 +156,7 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 			s.Requests = append(s.Requests, Request{Method: req.Method, Path: req.URL.Path, Body: body, Status: rec.status})
 			s.mu.Unlock()
 		}()
+		s.rateHeaders(rec.Header(), 4000)
 		if req.Header.Get("Authorization") != "Bearer "+s.Token {
 			writeError(rec, http.StatusUnauthorized, "Bad credentials", nil)
 			return
@@ -154,6 +169,19 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 				s.Inject = s.Inject[1:]
 			}
 			s.mu.Unlock()
+			if inj != nil && inj.Status != 0 && inj.Applied {
+				// The write happens; the answer is lost.
+				next.ServeHTTP(discard{header: http.Header{}}, req)
+				writeError(rec, inj.Status, "Server Error", nil)
+				return
+			}
+			if inj != nil && inj.Primary {
+				rec.Header().Set("X-RateLimit-Remaining", "0")
+				rec.Header().Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Unix()+inj.ResetIn, 10))
+				writeErrorDoc(rec, orStatus(inj.Status, http.StatusForbidden), "API rate limit exceeded for installation ID 1.",
+					"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-primary-rate-limits")
+				return
+			}
 			if inj != nil && inj.Status != 0 {
 				if inj.RetryAfter != "" {
 					rec.Header().Set("Retry-After", inj.RetryAfter)
@@ -174,6 +202,41 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, req)
 	})
 }
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// rateHeaders sets the headers GitHub sends on every REST response.
+func (s *Server) rateHeaders(h http.Header, remaining int) {
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
+	h.Set("X-RateLimit-Used", strconv.Itoa(5000-remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.now().Add(time.Hour).Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+}
+
+func orStatus(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// discard is a ResponseWriter whose answer nobody reads.
+type discard struct{ header http.Header }
+
+// Header returns a header nobody sends.
+func (d discard) Header() http.Header { return d.header }
+
+// Write drops the body.
+func (d discard) Write(b []byte) (int, error) { return len(b), nil }
+
+// WriteHeader drops the status.
+func (d discard) WriteHeader(int) {}
 
 func writeError(w http.ResponseWriter, status int, msg string, errs []string) {
 	w.Header().Set("Content-Type", "application/json")
@@ -278,6 +341,10 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.Commits != nil && !s.Commits[req.CommitID] {
+		writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"commit_id is not part of the pull request"})
+		return
+	}
 	switch req.Event {
 	case "APPROVE":
 		writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"GitHub Actions is not permitted to approve pull requests."})
@@ -443,6 +510,10 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"name and head_sha are required"})
 		return
 	}
+	if s.Commits != nil && !s.Commits[req.HeadSHA] {
+		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+req.HeadSHA, nil)
+		return
+	}
 	if req.Output != nil {
 		if msg := validOutput(req.Output); msg != "" {
 			writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{msg})
@@ -460,6 +531,7 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	var req struct {
+		Name       *string      `json:"name"`
 		Status     string       `json:"status"`
 		Conclusion string       `json:"conclusion"`
 		Output     *checkOutput `json:"output"`
@@ -474,6 +546,11 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if req.Name != nil && *req.Name == "" {
+		// go-github v60 always sends "name"; GitHub does not keep a check run without one.
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"name can't be blank"})
+		return
+	}
 	if req.Status == "completed" && !regexp.MustCompile(`^(success|failure|neutral|cancelled|skipped|timed_out|action_required)$`).MatchString(req.Conclusion) {
 		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"conclusion is required when status is completed"})
 		return
@@ -483,6 +560,13 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 	for _, cr := range s.CheckRuns {
 		if cr.ID != id {
 			continue
+		}
+		if cr.Status == "completed" && req.Status != "" && req.Status != "completed" {
+			writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"a completed check run cannot be reopened"})
+			return
+		}
+		if req.Name != nil {
+			cr.Name = *req.Name // a PATCH renames the check run
 		}
 		if req.Status != "" {
 			cr.Status, cr.Conclusion = req.Status, req.Conclusion
@@ -502,6 +586,34 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// Completed fails the test unless there is a check run named name on sha and every such check
+// run is completed; it returns the latest. Every action test ends with it: a check run left
+// open, or renamed, blocks the pull request for good. (A re-run rightly creates a new check run
+// of the same name; GitHub shows the latest.)
+func (s *Server) Completed(t testing.TB, name, sha string) *CheckRun {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var latest *CheckRun
+	for _, cr := range s.CheckRuns {
+		if cr.HeadSHA != sha || cr.Name != name {
+			continue
+		}
+		if cr.Status != "completed" {
+			t.Fatalf("check run %q on %.12s is %s, not completed", name, sha, cr.Status)
+		}
+		latest = cr
+	}
+	if latest == nil {
+		var all []string
+		for _, cr := range s.CheckRuns {
+			all = append(all, fmt.Sprintf("%q on %.12s: %s", cr.Name, cr.HeadSHA, cr.Status))
+		}
+		t.Fatalf("no check run %q on %.12s; there are %v", name, sha, all)
+	}
+	return latest
 }
 
 // Writes returns the recorded requests other than GETs.
