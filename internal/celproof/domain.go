@@ -100,7 +100,7 @@ func (g *gen) values(r *refNode, s *structuralschema.Structural, preserve bool) 
 		out := g.objects(r, s, preserve)
 		if used {
 			g.infinite = true
-			out = append(out, g.maps(s)...)
+			out = append(append(out, g.maps(s)...), g.variants(s)...)
 		}
 		return out
 	}
@@ -132,6 +132,30 @@ func (g *gen) objects(r *refNode, s *structuralschema.Structural, preserve bool)
 		}
 		out = append(out, m)
 	})
+	return out
+}
+
+// variants of an object used whole: its minimal value with one more property set, each in
+// turn, so that comparisons of whole objects (self == oldSelf) see different values.
+func (g *gen) variants(s *structuralschema.Structural) []any {
+	base, ok := minimal(s).(map[string]any)
+	if !ok {
+		return nil
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		if _, set := base[name]; !set {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var out []any
+	for _, name := range names {
+		p := s.Properties[name]
+		m := deepCopy(base).(map[string]any)
+		m[name] = minimal(&p)
+		out = append(out, m)
+	}
 	return out
 }
 
@@ -180,6 +204,9 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 	out := []any{[]any{}}
 	for _, it := range items {
 		out = append(out, []any{it})
+	}
+	for _, it := range items { // duplicates: what uniqueness and counting rules are about
+		out = append(out, []any{it, deepCopy(it)})
 	}
 	if len(items) >= 2 {
 		out = append(out, []any{items[0], items[1]})
@@ -329,7 +356,8 @@ func (g *gen) numbers(s *structuralschema.Structural) []any {
 // strs are the empty string, the rules' string constants and variations of them, strings as
 // long as the rules' integer constants, and a value of the schema's format.
 func (g *gen) strs(s *structuralschema.Structural) []string {
-	cands := []string{"", "a"}
+	low := minimalString(s)
+	cands := []string{"", "a", low, low + "a"}
 	for _, c := range g.consts.strings {
 		cands = append(cands, c, c+"a", "a"+c)
 	}

@@ -51,12 +51,18 @@ var (
 	}
 	validationMessageChanged = &Rule{
 		ID: "validation-message-changed", Severity: finding.Info, Level: PropertyLevel,
-		Summary: "A CEL rule's message, messageExpression, reason or fieldPath changed.",
-		Doc:     "Only the error a client sees changes; what is accepted stays the same. Clients that match error messages may notice.",
+		Summary: "A CEL rule's message, messageExpression or fieldPath changed.",
+		Doc:     "Only the error a client sees changes (its wording, or the field it is reported on); what is accepted stays the same. Clients that match error messages may notice.",
+	}
+	validationReasonChanged = &Rule{
+		ID: "validation-reason-changed", Severity: finding.Warning, Level: PropertyLevel,
+		Summary: "A CEL rule's reason changed.",
+		Advice:  "clients that branch on the error's reason see a different one; check that none depends on the old reason",
+		Doc:     "The reason is the machine-readable cause of the error (FieldValueInvalid, FieldValueForbidden, FieldValueRequired, FieldValueDuplicate) and the HTTP status details carry it: clients and controllers may branch on it, unlike on the message. What is accepted stays the same; make sure no client depends on the old reason.",
 	}
 )
 
-var celRules = []*Rule{validationRuleAdded, validationRuleChanged, validationRuleRemoved, validationRuleRewritten, validationRuleLoosened, validationRuleImplied, validationMessageChanged}
+var celRules = []*Rule{validationRuleAdded, validationRuleChanged, validationRuleRemoved, validationRuleRewritten, validationRuleLoosened, validationRuleImplied, validationMessageChanged, validationReasonChanged}
 
 var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
 
@@ -81,8 +87,8 @@ func checkValidations(n *node) {
 		matched[j] = true
 		if !eqPtr(r.OptionalOldSelf, o[j].OptionalOldSelf) {
 			n.ruleChanged(o[j], r)
-		} else if !reflect.DeepEqual(r, o[j]) { // same text: only the reported error differs
-			n.emit(validationMessageChanged, finding.Head, n.ruleAt(finding.Head, r.Rule), o[j].Message, r.Message, "the error reported by rule %q of %s changed", r.Rule, n.path)
+		} else {
+			n.errorChanged(o[j], r)
 		}
 	}
 	var unmatchedOld []int
@@ -211,6 +217,37 @@ func example(res celproof.Result) json.RawMessage {
 		return nil
 	}
 	return finding.Value(res.Example)
+}
+
+// errorChanged classifies what changed of a rule whose text stayed: the reason clients branch
+// on, or only the wording and field of the error.
+func (n *node) errorChanged(o, w apiextv1.ValidationRule) {
+	if !eqPtr(o.Reason, w.Reason) {
+		n.emit(validationReasonChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Reason, w.Reason, "the reason reported by rule %q of %s changed from %s to %s", w.Rule, n.path, reasonName(o.Reason), reasonName(w.Reason))
+	}
+	o.Reason, w.Reason = nil, nil
+	if !reflect.DeepEqual(o, w) {
+		n.emit(validationMessageChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), errorText(o), errorText(w), "the error reported by rule %q of %s changed", w.Rule, n.path)
+	}
+}
+
+// reasonName is a reason as the API server reports it; unset means FieldValueInvalid.
+func reasonName(r *apiextv1.FieldValueErrorReason) string {
+	if r == nil {
+		return string(apiextv1.FieldValueInvalid) + " (default)"
+	}
+	return string(*r)
+}
+
+// errorText is what a rule reports besides its reason: message, messageExpression, fieldPath.
+func errorText(r apiextv1.ValidationRule) map[string]string {
+	out := map[string]string{}
+	for k, v := range map[string]string{"message": r.Message, "messageExpression": r.MessageExpression, "fieldPath": r.FieldPath} {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (n *node) ruleAt(side finding.Side, rule string) crd.Path {
