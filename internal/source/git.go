@@ -130,11 +130,13 @@ func (r *Repo) isShallow() bool {
 
 func short(c *object.Commit) string { return c.Hash.String()[:12] }
 
-// FileDiff is one changed file: its path on each side ("" where it does not exist) and the hunks
-// a unified diff of it shows.
+// FileDiff is one changed file: its path on each side ("" where it does not exist), the hunks
+// a unified diff of it shows, and within them the runs of removed and added lines (Changes,
+// without context).
 type FileDiff struct {
 	From, To string
 	Hunks    []Hunk
+	Changes  []Hunk
 }
 
 // Diff is the unified diff between two commits, file by file.
@@ -185,6 +187,24 @@ func (d *Diff) Contains(path string, line int, head bool) bool {
 			start, n = h.NewStart, h.NewLines
 		}
 		if line >= start && line < start+n {
+			return true
+		}
+	}
+	return false
+}
+
+// Removed reports whether a line of a file in the base commit is removed by the diff, rather
+// than kept (as context or outside the hunks).
+func (d *Diff) Removed(basePath string, line int) bool {
+	f, ok := d.File(basePath, false)
+	if !ok {
+		return false
+	}
+	if f.To == "" {
+		return true
+	}
+	for _, c := range f.Changes {
+		if line >= c.OldStart && line < c.OldStart+c.OldLines {
 			return true
 		}
 	}
@@ -261,7 +281,7 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 		}
 		fd := FileDiff{From: c.from, To: c.to}
 		if crd.MentionsCRD(c.old) || crd.MentionsCRD(c.new) {
-			fd.Hunks = Hunks(c.old, c.new) // only files that can carry findings need them
+			fd.Hunks, fd.Changes = hunksAndChanges(c.old, c.new) // only files that can carry findings need them
 		}
 		cmp.Diff.Add(fd)
 	}
