@@ -41,7 +41,7 @@ func mk(rule string, sev finding.Severity, path, file string, line int, side fin
 // diffOf builds a Diff where head file lines [from, to] and base lines [bfrom, bto] are shown.
 func diffOf(path string, h source.Hunk) *source.Diff {
 	d := &source.Diff{}
-	d.Add(source.FileDiff{From: path, To: path, Hunks: []source.Hunk{h}})
+	d.Add(source.FileDiff{From: path, To: path, Hunks: []source.Hunk{h}, Changes: []source.Hunk{h}}) // every shown line changed
 	return d
 }
 

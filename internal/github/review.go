@@ -206,7 +206,9 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 }
 
 // place decides where a new finding goes. Base-side findings (removals) are commented on the
-// LEFT side of the file's new path (or its old one when the file was deleted).
+// LEFT side of the file's new path (or its old one when the file was deleted) when their line
+// is removed; on a context line, which GitHub shows on both sides, on the RIGHT, as GitHub
+// itself places comments there.
 func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	pl := planned{f: f, fp: fp, where: inBody}
 	if diff == nil || f.Baseline != "" {
@@ -223,8 +225,10 @@ func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	}
 	if diff.Contains(f.Location.File, f.Location.Line, head) {
 		pl.where, pl.line, pl.side = inline, f.Location.Line, "RIGHT"
-		if !head {
+		if !head && diff.Removed(f.Location.File, f.Location.Line) {
 			pl.side = "LEFT"
+		} else if !head {
+			_, pl.line, _ = diff.HeadPosition(f.Location.File, f.Location.Line)
 		}
 	}
 	return pl

@@ -281,7 +281,7 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 		}
 		fd := FileDiff{From: c.from, To: c.to}
 		if crd.MentionsCRD(c.old) || crd.MentionsCRD(c.new) {
-			fd.Hunks, fd.Changes = hunksAndChanges(c.old, c.new) // only files that can carry findings need them
+			fd = NewFileDiff(c.from, c.to, c.old, c.new) // only files that can carry findings need hunks
 		}
 		cmp.Diff.Add(fd)
 	}

@@ -24,11 +24,11 @@ func Hunks(old, new []byte) []Hunk {
 	return hunksOf(ca, cb, Context)
 }
 
-// hunksAndChanges returns the hunks and, without context, the runs of removed and added lines
-// (the lines a unified diff marks with - and +).
-func hunksAndChanges(old, new []byte) (hunks, changes []Hunk) {
+// NewFileDiff diffs the two contents of a changed file (nil where a side does not exist): its
+// hunks, and without context the runs of removed and added lines.
+func NewFileDiff(from, to string, old, new []byte) FileDiff {
 	_, _, ca, cb := diffLines(old, new)
-	return hunksOf(ca, cb, Context), hunksOf(ca, cb, 0)
+	return FileDiff{From: from, To: to, Hunks: hunksOf(ca, cb, Context), Changes: hunksOf(ca, cb, 0)}
 }
 
 // diffLines splits both contents into lines and marks the removed and added ones as git would.
