@@ -43,6 +43,7 @@ func TestMovedFileAtFiftyFivePercent(t *testing.T) {
 		t.Fatalf("similarity %d %%, want 50–59 %% (paired by git, not by go-git's default)", score)
 	}
 	pr.srv.Files = fakegithub.FilesFromGit(t, pr.repo.Dir, pr.base, pr.head)
+	pr.srv.Commits[pr.head] = true
 	code, log := pr.run()
 	if code != ExitFindings {
 		t.Fatalf("exit %d\n%s", code, log)
