@@ -118,7 +118,7 @@ func checkIntOrString(n *node) {
 }
 
 func checkType(n *node) {
-	if !n.changed(kwType) || n.judged&(1<<kwType) != 0 {
+	if !n.changed(kwType) || n.judged&(1<<kwType) != 0 || typeLoosened(n) {
 		return
 	}
 	n.emit(typeChanged, sideOf(n.new.Type != ""), n.keyAt(sideOf(n.new.Type != ""), kwType), orNil(n.old.Type), orNil(n.new.Type),
@@ -192,6 +192,9 @@ func checkNullable(n *node) {
 }
 
 func (n *node) fieldRemoved(name string) {
+	if n.fieldUnlistedIn(name) {
+		return
+	}
 	old := n.old.Properties[name]
 	n.emitAt(fieldRemoved, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
 		"%s was removed", childPath(n.path, name))

@@ -157,6 +157,9 @@ func enumValues(vs []apiextv1.JSON) json.RawMessage {
 }
 
 func checkFormat(n *node) {
+	if formatLoosened(n) {
+		return
+	}
 	stringChange(n, kwFormat, n.old.Format, n.new.Format, formatAdded, formatChanged, formatRemoved)
 }
 

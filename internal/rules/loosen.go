@@ -1,0 +1,105 @@
+package rules
+
+import (
+	"strconv"
+	"strings"
+
+	apivalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Loosenings that look like tightenings by name: the keyword changes the same way as in a
+// breaking change, but what the API server accepts or keeps only grows.
+
+var (
+	typeRemoved = &Rule{
+		ID: "type-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "type was dropped from a node that keeps unknown fields, so it accepts any value.",
+		Doc:     "Without type, a node marked x-kubernetes-preserve-unknown-fields: true accepts any JSON value, and what it held before is kept as it was, so no stored object or client breaks. Readers (controllers) may now receive values of other types and must cope with them.",
+	}
+	formatUnenforced = &Rule{
+		ID: "format-unenforced", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A format was added or changed that the API server does not enforce for the node's type.",
+		Doc:     "The API server checks string formats it knows (date-time, uri, email, k8s-short-name, …; password accepts any string) and, on numbers, only the ranges of int32 and float. int64 on integers, double on numbers, formats on other types and unknown names are documentation for clients and code generators: every value that passed before still passes.",
+	}
+	fieldUnlisted = &Rule{
+		ID: "field-unlisted", Severity: finding.Warning, Level: PropertyLevel,
+		Summary: "A property was removed from an object that keeps unknown fields (x-kubernetes-preserve-unknown-fields).",
+		Advice:  "stored values are kept, but no longer validated or defaulted, and typed clients generated from the schema lose the field; keep it listed if clients use it",
+		Doc:     "The object keeps fields its schema does not list, so the removed property's values are neither pruned nor rejected: no data is lost. But its validations and defaults no longer apply, and clients and documentation generated from the schema no longer know the field. Keep the property listed while clients depend on it.",
+	}
+)
+
+var looseningRules = []*Rule{typeRemoved, formatUnenforced, fieldUnlisted}
+
+// typeLoosened handles a type that disappeared where the new node keeps unknown fields: the node
+// accepts anything now, and the walk goes on below it.
+func typeLoosened(n *node) bool {
+	if n.old.Type == "" || n.new.Type != "" || !isTrue(n.new.XPreserveUnknownFields) {
+		return false
+	}
+	n.judge(kwType)
+	n.emit(typeRemoved, finding.Base, n.keyAt(finding.Base, kwType), n.old.Type, nil,
+		"%s no longer has type %s and keeps unknown fields, so it accepts any value", n.path, strconv.Quote(n.old.Type))
+	return true
+}
+
+// newestKubernetes is the API server release whose format list decides what is enforced: the
+// newest crdguard links enforces the most formats, so a format is only called unenforced when no
+// release enforces it.
+var newestKubernetes = version.MajorMinor(1, 37)
+
+// enforcedFormat reports whether the API server rejects values that do not match format on a
+// node of this type. On numbers only ranges are checked: int32 on integers and float on
+// numbers (kube-openapi's number validator; docs/proof.md shows a create refused for 5000000000
+// under int32), while int64 and double accept every value JSON decoding produces.
+func enforcedFormat(typ, format string) bool {
+	switch typ {
+	case "integer":
+		return format == "int32"
+	case "number":
+		return format == "float"
+	case "", "string":
+	default:
+		return false
+	}
+	if strings.ReplaceAll(format, "-", "") == "password" {
+		return false // "any kind of string"
+	}
+	return len(apivalidation.GetUnrecognizedFormats(&spec.Schema{SchemaProps: spec.SchemaProps{Type: spec.StringOrArray{"string"}, Format: format}}, newestKubernetes)) == 0
+}
+
+// formatLoosened handles a format added or changed to one the API server does not enforce on
+// this node: nothing is rejected that was accepted.
+func formatLoosened(n *node) bool {
+	w := n.new.Format
+	if !n.changed(kwFormat) || w == "" || enforcedFormat(n.new.Type, w) {
+		return false
+	}
+	n.judge(kwFormat)
+	what := "integer"
+	switch n.new.Type {
+	case "string", "":
+		what = "string"
+	case "number":
+		what = "number"
+	}
+	n.emit(formatUnenforced, finding.Head, n.keyAt(finding.Head, kwFormat), orNil(n.old.Format), w,
+		"%s now has format %s, which the API server does not enforce: any %s passes", n.path, strconv.Quote(w), what)
+	return true
+}
+
+// fieldUnlistedIn reports a removed property as a warning when the new object keeps unknown
+// fields, so its values survive.
+func (n *node) fieldUnlistedIn(name string) bool {
+	if !isTrue(n.new.XPreserveUnknownFields) {
+		return false
+	}
+	old := n.old.Properties[name]
+	n.emitAt(fieldUnlisted, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
+		"%s was removed from the schema of %s, which keeps unknown fields", childPath(n.path, name), n.path)
+	return true
+}
