@@ -44,6 +44,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	defer repo.Close()
 	repo.Token = os.Getenv("GITHUB_TOKEN")
 	root := repo.Root()
 	if root == "" {

@@ -292,7 +292,8 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	repo.Token = in.token
+	defer repo.Close()
+	repo.Token, repo.InActions = in.token, true
 	head, err := repo.Commit(r.target.head)
 	if err != nil {
 		return 0, fmt.Errorf("head: %w", err)
@@ -344,7 +345,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		result = "fail"
 	}
 	if in.sarif != "" {
-		if err := writeSARIF(filepath.Join(workspace, in.sarif), rep); err != nil {
+		if err := writeSARIF(workspace, in.sarif, rep); err != nil {
 			r.logf("could not write the SARIF log: %v", err)
 		}
 	}
@@ -434,11 +435,10 @@ func (r *run) outputs(workspace string, rep *report.Report, result string) {
 	if rep == nil {
 		rep = &report.Report{}
 	}
-	path := filepath.Join(workspace, ReportFile)
 	var buf bytes.Buffer
 	if err := report.JSON(&buf, *rep); err == nil {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			r.logf("could not write %s: %v", path, err)
+		if err := writeOwned(workspace, ReportFile, buf.Bytes()); err != nil {
+			r.logf("could not write %s: %v", ReportFile, err)
 		}
 	}
 	if r.o.Getenv("GITHUB_OUTPUT") == "" {
@@ -448,7 +448,8 @@ func (r *run) outputs(workspace string, rep *report.Report, result string) {
 	r.gha.SetOutput("result", result)
 	r.gha.SetOutput("errors", fmt.Sprint(s.Error))
 	r.gha.SetOutput("warnings", fmt.Sprint(s.Warning))
-	r.gha.SetOutput("report", path)
+	// Relative to the workspace: later steps do not see the container's /github/workspace.
+	r.gha.SetOutput("report", ReportFile)
 }
 
 func loadConfig(workspace, input string) (*policy.Config, error) {
@@ -491,13 +492,10 @@ func OnHead(fs []finding.Finding, diff *source.Diff) []finding.Finding {
 	return out
 }
 
-func writeSARIF(path string, rep report.Report) error {
+func writeSARIF(workspace, path string, rep report.Report) error {
 	var buf bytes.Buffer
 	if err := report.SARIF(&buf, rep); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return writeOwned(workspace, path, buf.Bytes())
 }

@@ -130,7 +130,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	for _, sha := range repo.Fetched {
-		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote (shallow clone)")
+		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
 	finding.Sort(res.Findings)
 	return res, nil

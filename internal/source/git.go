@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
 
+	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,28 +24,53 @@ import (
 )
 
 // Repo is a git repository read through go-git: files are read as data from commits, and no
-// code of the repository (hooks, filters, the git binary) ever runs.
+// code of the repository (hooks, filters, the git binary) ever runs. Nothing is ever written
+// into the repository: commits it lacks (shallow and partial clones) are fetched into a
+// temporary object store that Close removes.
 type Repo struct {
-	repo *git.Repository
+	repo  *git.Repository
+	store *overlay
 	// Remote is the remote missing commits are fetched from; "origin" by default.
 	Remote string
 	// Token, when set, authenticates fetches (GitHub's GITHUB_TOKEN); it is never logged.
 	Token string
+	// InActions words the advice on missing history for a workflow (actions/checkout) rather
+	// than for a local clone (git fetch).
+	InActions bool
 	// Fetched lists the commits that had to be fetched, for notices.
 	Fetched []string
+
+	// wanted are the commits the comparison reads, fetched whole when a partial clone lacks one
+	// of their objects; complete holds those fetched so.
+	wanted   []plumbing.Hash
+	complete map[plumbing.Hash]bool
+	// history is set once the full history of the wanted commits has been fetched.
+	history bool
 }
 
 // ErrNeedHistory says a commit is not in the clone and could not be fetched.
-var ErrNeedHistory = errors.New("the commit is not in this clone and could not be fetched; check out with full history (actions/checkout: fetch-depth: 0)")
+var ErrNeedHistory = errors.New("what the comparison needs is not in this clone and could not be fetched")
 
 // OpenRepo opens the repository containing dir, looking upward like git does.
 func OpenRepo(dir string) (*Repo, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	disk, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
 	}
-	return &Repo{repo: r, Remote: "origin"}, nil
+	var worktree billy.Filesystem
+	if wt, err := disk.Worktree(); err == nil {
+		worktree = wt.Filesystem
+	}
+	r := &Repo{Remote: "origin", store: &overlay{Storer: disk.Storer}, complete: map[plumbing.Hash]bool{}}
+	r.store.missing = r.fetchWanted
+	if r.repo, err = git.Open(r.store, worktree); err != nil {
+		return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
+	}
+	return r, nil
 }
+
+// Close removes the temporary store of fetched objects.
+func (r *Repo) Close() error { return r.store.close() }
 
 // Root is the folder of the working tree, or "" for a bare repository.
 func (r *Repo) Root() string {
@@ -58,41 +86,101 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // Commit resolves a branch, tag, remote branch or SHA. A full SHA that is not in the clone (a
 // shallow checkout) is fetched from the remote at depth 1.
 func (r *Repo) Commit(ref string) (*object.Commit, error) {
-	h, err := r.repo.ResolveRevision(plumbing.Revision(ref))
+	c, err := r.resolve(ref)
 	if err == nil {
-		c, cerr := r.repo.CommitObject(*h)
-		if cerr == nil {
-			return c, nil
-		}
-		err = cerr
+		r.want(c.Hash)
+		return c, nil
 	}
 	if !fullSHA.MatchString(ref) {
 		return nil, fmt.Errorf("resolving %q: %w", ref, err)
 	}
-	if ferr := r.fetch(ref, 1); ferr != nil {
-		return nil, fmt.Errorf("commit %s: %w (fetching from %s: %v)", ref, ErrNeedHistory, r.Remote, ferr)
+	h := plumbing.NewHash(ref)
+	if ferr := r.fetch([]plumbing.Hash{h}, 1); ferr != nil {
+		return nil, fmt.Errorf("commit %s: %w (fetching from %s: %v); %s", ref, ErrNeedHistory, r.Remote, ferr, r.commitHint(ref))
 	}
-	c, err := r.repo.CommitObject(plumbing.NewHash(ref))
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", ref, ErrNeedHistory)
+	if c, err = r.repo.CommitObject(h); err != nil {
+		return nil, fmt.Errorf("commit %s: %w; %s", ref, ErrNeedHistory, r.commitHint(ref))
 	}
+	r.want(h)
+	r.complete[h] = true
 	return c, nil
 }
 
-func (r *Repo) fetch(sha string, depth int) error {
-	opts := &git.FetchOptions{
-		RemoteName: r.Remote,
-		RefSpecs:   []config.RefSpec{config.RefSpec("+" + sha + ":refs/crdguard/" + sha)},
-		Depth:      depth,
-		Tags:       git.NoTags,
-		Auth:       r.auth(),
+func (r *Repo) resolve(ref string) (*object.Commit, error) {
+	h, err := r.repo.ResolveRevision(plumbing.Revision(ref))
+	if err != nil {
+		return nil, err
 	}
-	err := r.repo.FetchContext(context.Background(), opts)
+	return r.repo.CommitObject(*h)
+}
+
+func (r *Repo) want(h plumbing.Hash) {
+	if !slices.Contains(r.wanted, h) {
+		r.wanted = append(r.wanted, h)
+	}
+}
+
+// commitHint says how to make a missing commit available where crdguard runs.
+func (r *Repo) commitHint(sha string) string {
+	if r.InActions {
+		return "check out with full history (actions/checkout: fetch-depth: 0)"
+	}
+	return fmt.Sprintf("run `git fetch %s %s` and try again", r.Remote, sha)
+}
+
+// historyHint says how to make the history between two commits available.
+func (r *Repo) historyHint() string {
+	if r.InActions {
+		return "check out with full history (actions/checkout: fetch-depth: 0)"
+	}
+	return fmt.Sprintf("run `git fetch --unshallow %s` and try again", r.Remote)
+}
+
+// fetch brings commits (and, within depth, their history, trees and blobs) from the remote into
+// the temporary store. The remote's URL comes from the repository's configuration.
+func (r *Repo) fetch(commits []plumbing.Hash, depth int) error {
+	cfg, err := r.repo.Config()
+	if err != nil {
+		return fmt.Errorf("reading the repository's configuration: %w", err)
+	}
+	rc, ok := cfg.Remotes[r.Remote]
+	if !ok || len(rc.URLs) == 0 {
+		return fmt.Errorf("the repository has no remote %q", r.Remote)
+	}
+	extra, err := r.store.store()
+	if err != nil {
+		return err
+	}
+	var specs []config.RefSpec
+	for _, h := range commits {
+		specs = append(specs, config.RefSpec("+"+h.String()+":refs/crdguard/"+h.String()))
+	}
+	remote := git.NewRemote(extra, &config.RemoteConfig{Name: r.Remote, URLs: rc.URLs})
+	err = remote.FetchContext(context.Background(), &git.FetchOptions{
+		RemoteName: r.Remote, RefSpecs: specs, Depth: depth, Tags: git.NoTags, Auth: r.auth(),
+	})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return err
 	}
-	r.Fetched = append(r.Fetched, sha)
+	for _, h := range commits {
+		if !slices.Contains(r.Fetched, h.String()) {
+			r.Fetched = append(r.Fetched, h.String())
+		}
+	}
 	return nil
+}
+
+// fetchWanted is called when an object is in neither store (a partial clone lacks most blobs):
+// it fetches the wanted commits whole, once each.
+func (r *Repo) fetchWanted() bool {
+	var todo []plumbing.Hash
+	for _, h := range r.wanted {
+		if !r.complete[h] {
+			todo = append(todo, h)
+			r.complete[h] = true // one attempt each, even when it fails
+		}
+	}
+	return len(todo) > 0 && r.fetch(todo, 1) == nil
 }
 
 func (r *Repo) auth() transport.AuthMethod {
@@ -102,25 +190,37 @@ func (r *Repo) auth() transport.AuthMethod {
 	return &githttp.BasicAuth{Username: "x-access-token", Password: r.Token}
 }
 
+// deepenSteps are the depths a shallow clone's history is fetched at, in turn, while the merge
+// base is not found; the last one is the whole history.
+var deepenSteps = []int{50, 500, 5000, math.MaxInt32}
+
 // MergeBase returns the best common ancestor of base and head: what a pull request's diff is
-// computed against. In a shallow clone the history is deepened step by step until it is found.
+// computed against. In a shallow clone the history is fetched deeper and deeper (into the
+// temporary store) until it is found, the whole history last.
 func (r *Repo) MergeBase(base, head *object.Commit) (*object.Commit, error) {
-	for _, depth := range []int{0, 50, 500} {
-		if depth > 0 {
-			// Deepen both sides; errors surface as a missing merge base below.
-			_ = r.fetch(base.Hash.String(), depth)
-			_ = r.fetch(head.Hash.String(), depth)
-		}
+	var ferr error
+	for i := 0; ; i++ {
 		bases, err := base.MergeBase(head)
 		if err == nil && len(bases) > 0 {
 			sort.Slice(bases, func(i, j int) bool { return bases[i].Hash.String() < bases[j].Hash.String() })
+			r.want(bases[0].Hash)
 			return bases[0], nil
 		}
-		if err == nil && !r.isShallow() {
+		if err == nil && (r.history || !r.isShallow()) {
 			return nil, fmt.Errorf("commits %s and %s have no common ancestor", short(base), short(head))
 		}
+		if i == len(deepenSteps) || ferr != nil {
+			break
+		}
+		// Reload both commits from the store so that the walk sees what was fetched.
+		ferr = r.fetch([]plumbing.Hash{base.Hash, head.Hash}, deepenSteps[i])
+		r.history = ferr == nil && deepenSteps[i] == math.MaxInt32
 	}
-	return nil, fmt.Errorf("no merge base of %s and %s: %w", short(base), short(head), ErrNeedHistory)
+	why := ""
+	if ferr != nil {
+		why = fmt.Sprintf(" (fetching from %s: %v)", r.Remote, ferr)
+	}
+	return nil, fmt.Errorf("no merge base of %s and %s: %w%s; %s", short(base), short(head), ErrNeedHistory, why, r.historyHint())
 }
 
 func (r *Repo) isShallow() bool {

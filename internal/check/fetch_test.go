@@ -1,0 +1,149 @@
+package check
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/gittest"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// history is a bare "origin" with a long main branch and a pull request branched off it, built
+// by git itself (fast-import), as GitHub would serve it: any reachable SHA may be fetched, and
+// partial clones are allowed.
+type history struct {
+	origin, main, head, mergeBase string
+}
+
+// newHistory builds main with n commits (the CRD in the first, a labels file and a log file
+// changed by every later one) and a pull request branch, one commit removing a field, that
+// starts behind commits before main's tip.
+func newHistory(t *testing.T, n, behind int) history {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git builds the history and serves it over file://")
+	}
+	var b strings.Builder
+	blob := func(path string, data []byte) {
+		fmt.Fprintf(&b, "M 644 inline %s\ndata %d\n%s\n", path, len(data), data)
+	}
+	commit := func(ref string, mark int, from int, msg string) {
+		fmt.Fprintf(&b, "commit %s\nmark :%d\ncommitter T <t@example.com> %d +0000\ndata %d\n%s\n", ref, mark, 1700000000+mark*60, len(msg), msg)
+		if from > 0 {
+			fmt.Fprintf(&b, "from :%d\n", from)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		commit("refs/heads/main", i, 0, fmt.Sprintf("change %d", i))
+		if i == 1 {
+			blob("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+		}
+		blob(".github/labels.yaml", []byte(fmt.Sprintf("- name: area/%d\n", i)))
+		blob("CHANGELOG", []byte(fmt.Sprintf("change %d\n", i)))
+	}
+	commit("refs/heads/pr", n+1, n-behind, "remove .spec.name")
+	blob("crds/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
+	b.WriteString("done\n")
+
+	origin := filepath.Join(t.TempDir(), "origin.git")
+	gitRun(t, "", "init", "-q", "--bare", origin)
+	cmd := exec.Command("git", "-C", origin, "fast-import", "--quiet", "--done")
+	cmd.Stdin = strings.NewReader(b.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	gitRun(t, origin, "config", "uploadpack.allowAnySHA1InWant", "true")
+	gitRun(t, origin, "config", "uploadpack.allowFilter", "true")
+	return history{origin: origin, main: gitRun(t, origin, "rev-parse", "main"), head: gitRun(t, origin, "rev-parse", "pr"),
+		mergeBase: gitRun(t, origin, "rev-parse", fmt.Sprintf("main~%d", behind))}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	out, err := exec.Command("git", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Clones as actions/checkout makes them: the history crdguard needs is fetched into a temporary
+// store, the findings are those of a full clone, and the clone's .git is left byte for byte as
+// it was (the action runs as root: anything it wrote there would be root-owned).
+func TestGitShallowAndPartialClones(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n       int
+		behind  int
+		clone   []string
+		fetches bool
+	}{
+		// actions/checkout's default: one commit; the merge base is 3 commits behind main.
+		{name: "depth 1, merge base 3 behind", n: 700, behind: 3, clone: []string{"--depth", "1"}, fetches: true},
+		// A long-lived branch: deepening has to go past 500 commits.
+		{name: "depth 1, merge base 650 behind", n: 700, behind: 650, clone: []string{"--depth", "1"}, fetches: true},
+		// A blobless clone has every commit but the blobs of its checkout only.
+		{name: "partial clone", n: 50, behind: 3, clone: []string{"--filter=blob:none"}, fetches: true},
+		{name: "full clone", n: 50, behind: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHistory(t, tc.n, tc.behind)
+			clone := filepath.Join(t.TempDir(), "clone")
+			gitRun(t, "", append(append([]string{"clone", "-q", "--branch", "pr"}, tc.clone...), "file://"+h.origin, clone)...)
+			before := gittest.Snapshot(t, filepath.Join(clone, ".git"))
+
+			repo, err := source.OpenRepo(clone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Git(repo, GitOptions{Base: h.main, Head: h.head})
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertFindings(t, res, "field-removed widgets.example.com v1 .spec.name crds/widgets.yaml:32 base\n")
+			if res.MergeBase != h.mergeBase {
+				t.Errorf("merge base %s, want %s", res.MergeBase, h.mergeBase)
+			}
+			if fetched := len(repo.Fetched) > 0; fetched != tc.fetches {
+				t.Errorf("fetched %v, want fetching: %v", repo.Fetched, tc.fetches)
+			}
+			t.Logf("fetched %d commits, notices %v", len(repo.Fetched), res.Notices)
+			if err := repo.Close(); err != nil {
+				t.Fatal(err)
+			}
+			gittest.AssertUntouched(t, filepath.Join(clone, ".git"), before)
+		})
+	}
+}
+
+// A commit the remote does not have: the advice fits where crdguard runs.
+func TestMissingCommitAdvice(t *testing.T) {
+	h := newHistory(t, 5, 1)
+	clone := filepath.Join(t.TempDir(), "clone")
+	gitRun(t, "", "clone", "-q", "--depth", "1", "--branch", "pr", "file://"+h.origin, clone)
+	missing := strings.Repeat("ab", 20)
+	for _, tc := range []struct {
+		inActions bool
+		advice    string
+	}{
+		{false, "run `git fetch origin " + missing + "` and try again"},
+		{true, "check out with full history (actions/checkout: fetch-depth: 0)"},
+	} {
+		repo, err := source.OpenRepo(clone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		repo.InActions = tc.inActions
+		_, err = Git(repo, GitOptions{Base: missing, Head: h.head})
+		if err == nil || !strings.Contains(err.Error(), tc.advice) || !strings.Contains(err.Error(), "not our ref") {
+			t.Errorf("in actions %v: error %v, want %q and the remote's reason", tc.inActions, err, tc.advice)
+		}
+		repo.Close()
+	}
+}
