@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/source"
 )
 
@@ -69,7 +70,25 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.finish(cfg, res.Result)
+	if res.Behind > 0 {
+		// Not a notice in the Action: a pull request is meant to be compared with its merge base.
+		res.Notices = append([]string{behindNotice(res, *base)}, res.Notices...)
+	}
+	compared := &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, BaseRef: *base, HeadRef: *head}
+	return c.finish(cfg, res.Result, compared)
+}
+
+// behindNotice says that base moved on since the merge base, which is what was compared, and
+// how to compare with base itself.
+func behindNotice(res *check.GitResult, base string) string {
+	n := fmt.Sprintf("%d commits", res.Behind)
+	if res.Behind == 1 {
+		n = "1 commit"
+	}
+	if res.BehindAtLeast {
+		n = "at least " + n
+	}
+	return fmt.Sprintf("comparing with merge base %s, %s behind %s; --baseline %s compares with %s itself", res.MergeBase[:12], n, base, base, base)
 }
 
 // readClusterCRDs reads the installed CRDs of these names; one the cluster does not have is

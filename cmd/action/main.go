@@ -183,10 +183,11 @@ func (c *command) fail(err error) int {
 	return exitTool
 }
 
-// finish applies the policy, writes the report and picks the exit code.
-func (c *command) finish(cfg *policy.Config, res check.Result) int {
+// finish applies the policy, writes the report and picks the exit code; compared is nil
+// outside git mode.
+func (c *command) finish(cfg *policy.Config, res check.Result, compared *report.Compared) int {
 	out := cfg.Apply(res.Findings)
-	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
+	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices, Compared: compared}
 	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
 		return c.fail(err)
 	}
@@ -218,7 +219,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.finish(cfg, check.Trees(old, new, rules.Options{}))
+	return c.finish(cfg, check.Trees(old, new, rules.Options{}), nil)
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

@@ -313,7 +313,8 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	}
 	out := cfg.Apply(res.Findings)
 	findings := out.Findings
-	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}
+	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices,
+		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}}
 
 	fails := in.failOn.Fails(findings)
 	acknowledged := fails && slices.Contains(r.target.labels, cfg.AcknowledgeLabel)

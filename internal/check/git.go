@@ -34,6 +34,10 @@ type GitResult struct {
 	Diff *source.Diff
 	// Base, Head and MergeBase are the resolved commit SHAs.
 	Base, Head, MergeBase string
+	// Behind counts the commits of base that the merge base does not have (0 when base is an
+	// ancestor of head); BehindAtLeast says the count stopped early and is a lower bound.
+	Behind        int
+	BehindAtLeast bool
 }
 
 // Git compares head with the merge base of base and head (what a pull request shows) and with
@@ -112,13 +116,22 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	opts := rules.Options{StoredVersions: stored}
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
 		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String()}
+	if mb.Hash != base.Hash {
+		if res.Behind, res.BehindAtLeast, err = source.CommitsAhead(mb, base); err != nil {
+			return nil, err
+		}
+	}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		seen[f.Key()] = true
 	}
+	compared := comparedNames(main.Old, main.New)
 	for _, b := range baselines {
 		r := Trees(b.cmp.Old, b.cmp.New, opts)
 		res.Notices = append(res.Notices, r.Notices...)
+		for n := range comparedNames(b.cmp.Old, b.cmp.New) {
+			compared[n] = true
+		}
 		for _, f := range r.Findings {
 			if seen[f.Key()] || f.Severity == finding.Info {
 				continue // info findings since a release are history, not news
@@ -129,9 +142,21 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	res.CRDs = len(compared) // a baseline can compare CRDs the merge base does not touch
 	for _, sha := range repo.Fetched {
 		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
 	finding.Sort(res.Findings)
 	return res, nil
+}
+
+// comparedNames is the CRD names a comparison of two trees pairs.
+func comparedNames(old, new *source.Tree) map[string]bool {
+	names := map[string]bool{}
+	for _, t := range []*source.Tree{old, new} {
+		for _, c := range t.CRDs {
+			names[c.Name] = true
+		}
+	}
+	return names
 }

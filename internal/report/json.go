@@ -11,11 +11,13 @@ import (
 type document struct {
 	Findings []finding.Finding `json:"findings"`
 	Summary  Summary           `json:"summary"`
+	Notices  []string          `json:"notices,omitempty"`
+	Compared *Compared         `json:"compared,omitempty"`
 }
 
 // JSON writes the stable machine-readable report.
 func JSON(w io.Writer, r Report) error {
-	doc := document{Findings: r.Findings, Summary: Summarize(r)}
+	doc := document{Findings: r.Findings, Summary: Summarize(r), Notices: r.Notices, Compared: r.Compared}
 	if doc.Findings == nil {
 		doc.Findings = []finding.Finding{}
 	}

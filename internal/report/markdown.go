@@ -15,6 +15,9 @@ func Markdown(w io.Writer, r Report) error {
 	mw := &errWriter{w: w}
 	s := Summarize(r)
 	mw.printf("### %s\n\n", s.Line())
+	if r.Compared != nil {
+		mw.printf("%s.\n\n", Escape(upperFirst(r.Compared.Line())))
+	}
 	var shown []finding.Finding
 	for _, f := range r.Findings {
 		if f.Severity > finding.Info {
@@ -86,4 +89,11 @@ func Escape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -17,8 +17,46 @@ type Report struct {
 	CRDs int
 	// Ignored counts findings dropped by ignore entries.
 	Ignored int
-	// Notices say what was skipped.
+	// Notices say what was skipped, fetched or assumed.
 	Notices []string
+	// Compared says which commits a git-mode run compared; nil outside git mode.
+	Compared *Compared
+}
+
+// Compared is what a git-mode run compared (DESIGN §3): head against the merge base of base
+// and head, each a full SHA.
+type Compared struct {
+	Base      string `json:"base"`
+	Head      string `json:"head"`
+	MergeBase string `json:"mergeBase"`
+	// BaseRef and HeadRef are the refs as the user gave them, for people.
+	BaseRef string `json:"-"`
+	HeadRef string `json:"-"`
+}
+
+// Line says in one line what was compared: "compared HEAD 3f2a1b4c5d6e with the merge base
+// 1f9d8a2b3c4d of v1.5.0 9e8d7c6b5a4f".
+func (c *Compared) Line() string {
+	head := abbrev(c.Head)
+	if c.HeadRef != "" && c.HeadRef != c.Head {
+		head = c.HeadRef + " " + head
+	}
+	base := abbrev(c.Base)
+	if c.BaseRef != "" && c.BaseRef != c.Base {
+		base = c.BaseRef + " " + base
+	}
+	if c.MergeBase == c.Base {
+		return "compared " + head + " with " + base + " (the merge base)"
+	}
+	return "compared " + head + " with the merge base " + abbrev(c.MergeBase) + " of " + base
+}
+
+// abbrev shortens a SHA to 12 characters, as the notices do.
+func abbrev(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }
 
 // Formats lists the output formats Write accepts.

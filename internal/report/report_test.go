@@ -27,6 +27,8 @@ func hostile() Report {
 		},
 		Ignored: 1,
 		Notices: []string{"chart/crd.yaml:1: skipped, looks like a Helm or Go template"},
+		Compared: &Compared{Base: strings.Repeat("b", 40), Head: strings.Repeat("c", 40), MergeBase: strings.Repeat("a", 40),
+			BaseRef: "release/<b>@octocat", HeadRef: "HEAD"},
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"net/url"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
@@ -47,7 +48,7 @@ func SARIF(w io.Writer, r Report) error {
 		}
 		region := sarif.NewRegion().WithStartLine(max(f.Location.Line, 1))
 		loc := sarif.NewPhysicalLocation().
-			WithArtifactLocation(sarif.NewSimpleArtifactLocation(f.Location.File)).
+			WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(f.Location.File))).
 			WithRegion(region)
 		result := run.CreateResultForRule(f.Rule).
 			WithLevel(sarifLevels[f.Severity]).
@@ -55,6 +56,28 @@ func SARIF(w io.Writer, r Report) error {
 			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
 		result.WithPartialFingerPrints(map[string]interface{}{"crdguard/v1": f.Fingerprint()})
 	}
+	sarifContext(run, r)
 	log.AddRun(run)
 	return log.PrettyWrite(w)
+}
+
+// sarifContext records what was compared (run properties) and the notices (notifications of
+// the run's invocation), so code scanning keeps what the other formats say.
+func sarifContext(run *sarif.Run, r Report) {
+	if r.Compared != nil {
+		run.PropertyBag = *sarif.NewPropertyBag()
+		run.Add("compared", r.Compared)
+	}
+	inv := sarif.NewInvocation().WithExecutionSuccess(true)
+	for _, n := range r.Notices {
+		inv.AddTToolExecutionNotification(sarif.NewNotification().WithLevel("note").WithTextMessage(n))
+	}
+	run.AddInvocations(inv)
+}
+
+// artifactURI makes a repository-relative path a relative URI reference: spaces, %, # and other
+// characters a URI cannot hold are percent-encoded, folders stay separated by /, and a colon in
+// the first folder cannot be read as a scheme.
+func artifactURI(path string) string {
+	return (&url.URL{Path: path}).String()
 }

@@ -18,31 +18,7 @@ func TestSARIFValidates(t *testing.T) {
 	if err := schematest.Validate(schema, buf.Bytes()); err != nil {
 		t.Fatalf("SARIF does not validate: %v", err)
 	}
-	var log struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID                   string `json:"id"`
-						DefaultConfiguration struct {
-							Level string `json:"level"`
-						} `json:"defaultConfiguration"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID              string            `json:"ruleId"`
-				Level               string            `json:"level"`
-				PartialFingerprints map[string]string `json:"partialFingerprints"`
-				Locations           []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
-						Region           struct{ StartLine int } `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
+	var log sarifLog
 	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
 		t.Fatal(err)
 	}
@@ -59,4 +35,40 @@ func TestSARIFValidates(t *testing.T) {
 	if levels["field-removed"] != "error" || levels["map-type-changed"] != "warning" || levels["field-added"] != "note" {
 		t.Fatalf("rule levels %v", levels)
 	}
+}
+
+// sarifLog is the part of a SARIF log the tests read.
+type sarifLog struct {
+	Runs []struct {
+		Tool struct {
+			Driver struct {
+				Rules []struct {
+					ID                   string `json:"id"`
+					DefaultConfiguration struct {
+						Level string `json:"level"`
+					} `json:"defaultConfiguration"`
+				} `json:"rules"`
+			} `json:"driver"`
+		} `json:"tool"`
+		Properties struct {
+			Compared map[string]string `json:"compared"`
+		} `json:"properties"`
+		Invocations []struct {
+			Notifications []struct {
+				Level   string                `json:"level"`
+				Message struct{ Text string } `json:"message"`
+			} `json:"toolExecutionNotifications"`
+		} `json:"invocations"`
+		Results []struct {
+			RuleID              string            `json:"ruleId"`
+			Level               string            `json:"level"`
+			PartialFingerprints map[string]string `json:"partialFingerprints"`
+			Locations           []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+					Region           struct{ StartLine int } `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
 }

@@ -13,6 +13,9 @@ import (
 // as a count, so a clean run stays quiet.
 func Text(w io.Writer, r Report) error {
 	tw := &errWriter{w: w}
+	if r.Compared != nil {
+		tw.printf("%s\n", plain(r.Compared.Line()))
+	}
 	shown := make([]finding.Finding, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		if f.Severity > finding.Info {
