@@ -192,7 +192,13 @@ func (s *Server) probe(ctx context.Context, c Case, before map[string]map[string
 		if strings.HasPrefix(v, "error:") || v == version {
 			continue
 		}
-		if d := diff(before[v], obj); d != "" && before[v] != nil {
+		ref := before[v]
+		if ref == nil {
+			// A version new in this change: the object should read through it as it did
+			// through its own version before.
+			ref = before[version]
+		}
+		if d := diff(ref, obj); d != "" && ref != nil {
 			others = append(others, v+": "+d)
 		}
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -45,38 +46,57 @@ func checkConversionMissing(e *emitter) {
 			}
 		}
 		var fresh []servedDiff
-		loses := false
 		for _, d := range now {
 			if !before[d] {
 				fresh = append(fresh, d)
-				loses = loses || d.rule == fieldRemoved.ID
 			}
 		}
 		if len(fresh) == 0 {
 			continue
 		}
-		paths := make([]string, len(fresh))
-		for i, d := range fresh {
-			switch d.rule {
-			case fieldRemoved.ID:
-				paths[i] = d.path + " (only in " + storage + ")"
-			case fieldAdded.ID:
-				paths[i] = d.path + " (only in " + served + ")"
-			default:
-				paths[i] = d.path + " (" + d.rule + ")"
+		reportConversionMissing(e, storage, served, fresh)
+	}
+}
+
+// reportConversionMissing reports one served version whose new differences from the storage
+// version are fresh. The severity follows the risk to stored data: error when a write through
+// the served version deletes a field stored objects may already have (it is in the base's
+// storage schema, or the version is new, so no client has been limited to it so far); warning
+// when it only loses fields this change adds, or only validations differ.
+func reportConversionMissing(e *emitter, storage, served string, fresh []servedDiff) {
+	ov := findVersion(e.pair.Old.Object, served)
+	newVersion := ov == nil || !ov.Served
+	baseStorage := schemaOf(findVersion(e.pair.Old.Object, storageVersion(e.pair.Old.Object)))
+	var stored, added []string
+	paths := make([]string, len(fresh))
+	for i, d := range fresh {
+		switch d.rule {
+		case fieldRemoved.ID:
+			paths[i] = d.path + " (only in " + storage + ")"
+			if newVersion || hasPath(baseStorage, d.path) {
+				stored = append(stored, d.path)
+			} else {
+				added = append(added, d.path)
 			}
+		case fieldAdded.ID:
+			paths[i] = d.path + " (only in " + served + ")"
+		default:
+			paths[i] = d.path + " (" + d.rule + ")"
 		}
-		shown := paths
-		more := ""
-		if len(shown) > 3 {
-			shown, more = shown[:3], fmt.Sprintf(" and %d more", len(paths)-3)
-		}
-		f := e.version(conversionMissing, served, finding.Head, e.pair.New.VersionPath(served), storage, served,
-			"served version %s differs from storage version %s at %s%s while conversion strategy is None", served, storage, strings.Join(shown, ", "), more)
-		if loses {
-			f.Severity = finding.Error
-			f.Message += "; writes through " + served + " delete fields of the storage version"
-		}
+	}
+	shown := paths
+	more := ""
+	if len(shown) > 3 {
+		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(paths)-3)
+	}
+	f := e.version(conversionMissing, served, finding.Head, e.pair.New.VersionPath(served), storage, served,
+		"served version %s differs from storage version %s at %s%s while conversion strategy is None", served, storage, strings.Join(shown, ", "), more)
+	switch {
+	case len(stored) > 0:
+		f.Severity = finding.Error
+		f.Message += "; writes through " + served + " delete " + strings.Join(stored, ", ") + ", which stored objects may already have"
+	case len(added) > 0:
+		f.Message += "; writes through " + served + " delete only fields new in this change (" + strings.Join(added, ", ") + "), which no stored object has yet"
 	}
 }
 
@@ -96,4 +116,51 @@ func servedDiffs(c *crd.CRD, from, to string) []servedDiff {
 		}
 	}
 	return out
+}
+
+// hasPath reports whether a schema describes the property at a finding path (.spec.a,
+// .spec.list[*].b, .spec.map.*, .spec["a.b"]).
+func hasPath(s *apiextv1.JSONSchemaProps, path string) bool {
+	rest := strings.TrimPrefix(path, ".")
+	for s != nil && rest != "" {
+		switch {
+		case strings.HasPrefix(rest, "[*]"):
+			if s.Items == nil {
+				return false
+			}
+			s, rest = s.Items.Schema, rest[3:]
+		case strings.HasPrefix(rest, "["):
+			q, err := strconv.QuotedPrefix(rest[1:])
+			name, uerr := strconv.Unquote(q)
+			if err != nil || uerr != nil || !strings.HasPrefix(rest[1+len(q):], "]") {
+				return false
+			}
+			s, rest = property(s, name), rest[1+len(q)+1:]
+		default:
+			rest = strings.TrimPrefix(rest, ".")
+			end := strings.IndexAny(rest, ".[")
+			if end < 0 {
+				end = len(rest)
+			}
+			name := rest[:end]
+			if name == "*" {
+				if s.AdditionalProperties == nil {
+					return false
+				}
+				s = s.AdditionalProperties.Schema
+			} else {
+				s = property(s, name)
+			}
+			rest = rest[end:]
+		}
+	}
+	return s != nil
+}
+
+func property(s *apiextv1.JSONSchemaProps, name string) *apiextv1.JSONSchemaProps {
+	p, ok := s.Properties[name]
+	if !ok {
+		return nil
+	}
+	return &p
 }

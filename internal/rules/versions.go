@@ -39,9 +39,9 @@ var (
 	}
 	conversionMissing = &Rule{
 		ID: "conversion-missing", Severity: finding.Warning, Level: VersionLevel,
-		Summary: "Served versions have different schemas while conversion.strategy is None (error when a field of the storage version is lost).",
+		Summary: "Served versions have different schemas while conversion.strategy is None (error when a field stored objects may already have is lost).",
 		Advice:  "with strategy None the server only rewrites apiVersion, so objects read or written through this version are pruned to its schema; add a conversion webhook or keep the schemas identical",
-		Doc:     "With conversion strategy None, the API server converts between versions by changing apiVersion only. When served versions' schemas differ, objects read through one version are pruned or invalid in the other, and a write through a version that lacks a field of the storage version deletes that field (error). Only differences the change introduces are reported. Keep the schemas identical or add a conversion webhook.",
+		Doc:     "With conversion strategy None, the API server converts between versions by changing apiVersion only. When served versions' schemas differ, objects read through one version are pruned or invalid in the other, and a write through a version that lacks a field of the storage version deletes that field. Only differences the change introduces are reported. The severity follows the risk to stored data: error when the lost field is already in the base's storage schema, or the version that lacks it is new; warning when only fields new in this change are lost (a field added to the storage version first, as Flux does with every release, until the other versions catch up), or only validations differ. Keep the schemas identical or add a conversion webhook.",
 	}
 	conversionWebhookRemoved = &Rule{
 		ID: "conversion-webhook-removed", Severity: finding.Error, Level: CRDLevel,
