@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -59,8 +60,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err := filter.Validate(); err != nil {
 		return c.fail(fmt.Errorf("config: %w", err))
 	}
+	headGiven := false
+	c.fs.Visit(func(f *flag.Flag) { headGiven = headGiven || f.Name == "head" })
 	opts := check.GitOptions{
-		Base: *base, Head: *head, Baselines: append(append([]string{}, cfg.Baselines...), baselines...), Filter: filter,
+		WorkingTree: !headGiven, // "before you push": uncommitted edits count
+		Base:        *base, Head: *head, Baselines: append(append([]string{}, cfg.Baselines...), baselines...), Filter: filter,
 		Samples: cfg.Samples,
 	}
 	if *useCluster {
@@ -74,7 +78,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		// Not a notice in the Action: a pull request is meant to be compared with its merge base.
 		res.Notices = append([]string{behindNotice(res, *base)}, res.Notices...)
 	}
-	compared := &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, BaseRef: *base, HeadRef: *head}
+	compared := &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, BaseRef: *base, HeadRef: *head,
+		WorkingTree: len(res.Working) > 0}
 	return c.finish(cfg, res.Result, compared)
 }
 

@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
@@ -15,6 +16,9 @@ type GitOptions struct {
 	Base string
 	// Head is the ref with the change; HEAD when empty.
 	Head string
+	// WorkingTree compares head with the uncommitted manifests of the working tree laid over
+	// it, when there are any (crdguard check "before you push").
+	WorkingTree bool
 	// Baselines are more refs (e.g. release tags) head is compared with as well.
 	Baselines []string
 	// Filter narrows the files read.
@@ -34,6 +38,8 @@ type GitResult struct {
 	Diff *source.Diff
 	// Base, Head and MergeBase are the resolved commit SHAs.
 	Base, Head, MergeBase string
+	// Working lists the manifests whose uncommitted working-tree content was compared.
+	Working []string
 	// Behind counts the commits of base that the merge base does not have (0 when base is an
 	// ancestor of head); BehindAtLeast says the count stopped early and is a lower bound.
 	Behind        int
@@ -59,7 +65,13 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	main, err := repo.Compare(mb, head, o.Filter)
+	var working map[string][]byte
+	if o.WorkingTree {
+		if working, err = repo.WorkingChanges(head, o.Filter); err != nil {
+			return nil, err
+		}
+	}
+	main, err := repo.CompareWorking(mb, head, o.Filter, working)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +86,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
-		cmp, err := repo.Compare(c, head, o.Filter)
+		cmp, err := repo.CompareWorking(c, head, o.Filter, working)
 		if err != nil {
 			return nil, err
 		}
@@ -143,6 +155,13 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	res.CRDs = len(compared) // a baseline can compare CRDs the merge base does not touch
+	for name := range working {
+		res.Working = append(res.Working, name)
+	}
+	if len(res.Working) > 0 {
+		slices.Sort(res.Working)
+		res.Notices = append([]string{workingNotice(res.Working)}, res.Notices...)
+	}
 	for _, sha := range repo.Fetched {
 		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
@@ -159,4 +178,18 @@ func comparedNames(old, new *source.Tree) map[string]bool {
 		}
 	}
 	return names
+}
+
+// workingNotice says that uncommitted manifests were compared, naming a few.
+func workingNotice(names []string) string {
+	shown := names[:min(len(names), 5)]
+	more := ""
+	if len(names) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(names)-len(shown))
+	}
+	what := "manifests differ"
+	if len(names) == 1 {
+		what = "manifest differs"
+	}
+	return fmt.Sprintf("compared the working tree: %d %s from HEAD (uncommitted): %s%s", len(names), what, strings.Join(shown, ", "), more)
 }

@@ -29,6 +29,8 @@ type Compared struct {
 	Base      string `json:"base"`
 	Head      string `json:"head"`
 	MergeBase string `json:"mergeBase"`
+	// WorkingTree says uncommitted manifests of the working tree were laid over head.
+	WorkingTree bool `json:"workingTree,omitempty"`
 	// BaseRef and HeadRef are the refs as the user gave them, for people.
 	BaseRef string `json:"-"`
 	HeadRef string `json:"-"`
@@ -40,6 +42,9 @@ func (c *Compared) Line() string {
 	head := abbrev(c.Head)
 	if c.HeadRef != "" && c.HeadRef != c.Head {
 		head = c.HeadRef + " " + head
+	}
+	if c.WorkingTree {
+		head = "the working tree (" + head + " with uncommitted changes)"
 	}
 	base := abbrev(c.Base)
 	if c.BaseRef != "" && c.BaseRef != c.Base {

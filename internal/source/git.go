@@ -323,6 +323,12 @@ type Comparison struct {
 // manifests the filter allows are ever read: the cost follows the changed manifests, not the
 // changed files.
 func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error) {
+	return r.CompareWorking(oldC, newC, f, nil)
+}
+
+// CompareWorking is Compare with newC's manifests overlaid by working (path → content, nil for
+// deleted), the uncommitted changes of WorkingChanges.
+func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[string][]byte) (*Comparison, error) {
 	oldTree, err := oldC.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("reading tree of %s: %w", short(oldC), err)
@@ -337,7 +343,7 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 		return nil, fmt.Errorf("diffing %s..%s: %w", short(oldC), short(newC), err)
 	}
 	changed := map[string]bool{}
-	var deleted, added, modified []changedFile
+	var all []changedFile
 	for _, ch := range changes {
 		from, to := ch.From.Name, ch.To.Name
 		changed[from], changed[to] = true, true
@@ -354,9 +360,18 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 			}
 			c.to = to
 		}
+		all = append(all, c)
+	}
+	if all, err = r.overlay(all, oldTree, working, changed); err != nil {
+		return nil, err
+	}
+	var deleted, added, modified []changedFile
+	for _, c := range all {
 		switch {
 		case c.from != "" && c.to != "":
-			modified = append(modified, c)
+			if c.from != c.to || !bytes.Equal(c.old, c.new) { // an edit undone in the working tree
+				modified = append(modified, c)
+			}
 		case c.from != "":
 			deleted = append(deleted, c)
 		case c.to != "":
@@ -390,6 +405,41 @@ func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error)
 		return nil, err
 	}
 	return cmp, nil
+}
+
+// overlay applies the working tree's changes to the changed files of a comparison: a file
+// changed in head gets its working content, a file head did not change is compared from the
+// old commit's content.
+func (r *Repo) overlay(all []changedFile, oldTree *object.Tree, working map[string][]byte, changed map[string]bool) ([]changedFile, error) {
+	names := make([]string, 0, len(working))
+	for name := range working {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		data := working[name]
+		changed[name] = true
+		i := slices.IndexFunc(all, func(c changedFile) bool { return c.to == name })
+		if i < 0 {
+			i = slices.IndexFunc(all, func(c changedFile) bool { return c.from == name && c.to == "" })
+		}
+		if i < 0 {
+			c := changedFile{}
+			if e, err := oldTree.FindEntry(name); err == nil && e.Mode.IsFile() {
+				if c.old, err = r.readBlob(name, *e); err != nil {
+					return nil, err
+				}
+				c.from = name
+			}
+			all = append(all, c)
+			i = len(all) - 1
+		}
+		all[i].to, all[i].new = name, data
+		if data == nil {
+			all[i].to = ""
+		}
+	}
+	return all, nil
 }
 
 // changedFile is one changed manifest: its path and content on each side ("" and nil where it
