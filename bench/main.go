@@ -1,4 +1,4 @@
-// Command bench runs crdguard and crdify (sigs.k8s.io/crdify v0.5.0, as a library) on every pair of
+// Command bench runs crdguard and crdify (sigs.k8s.io/crdify v0.6.0, as a library) on every pair of
 // ../shared/corpus in one process and prints a side-by-side table. It is its own module so that
 // crdify never enters crdguard's dependencies.
 //
@@ -71,7 +71,7 @@ func main() {
 		os.Exit(2)
 	}
 	tools := []tool{
-		{"crdify v0.5.0", func(p pair) error {
+		{"crdify v0.6.0", func(p pair) error {
 			o, n := &apiextv1.CustomResourceDefinition{}, &apiextv1.CustomResourceDefinition{}
 			if err := yaml.Unmarshal(p.old, o); err != nil {
 				return err

@@ -152,7 +152,7 @@ func (g *gen) variants(s *structuralschema.Structural) []any {
 	var out []any
 	for _, name := range names {
 		p := s.Properties[name]
-		m := deepCopy(base).(map[string]any)
+		m := copyValue(base).(map[string]any)
 		m[name] = minimal(&p)
 		out = append(out, m)
 	}
@@ -206,7 +206,7 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 		out = append(out, []any{it})
 	}
 	for _, it := range items { // duplicates: what uniqueness and counting rules are about
-		out = append(out, []any{it, deepCopy(it)})
+		out = append(out, []any{it, copyValue(it)})
 	}
 	if len(items) >= 2 {
 		out = append(out, []any{items[0], items[1]})
@@ -506,6 +506,25 @@ func deepCopy(v any) any {
 		return v
 	}
 	return normalize(out)
+}
+
+// copyValue copies the maps and lists of a candidate value; scalars are immutable.
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = copyValue(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = copyValue(e)
+		}
+		return l
+	}
+	return v
 }
 
 // normalize turns JSON numbers decoded as float64 into int64 where they are integral, as the

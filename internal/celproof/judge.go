@@ -7,9 +7,15 @@ package celproof
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
+	celast "github.com/google/cel-go/common/ast"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
@@ -27,9 +33,11 @@ import (
 // and MaxConfirm how many of the counterexamples found at the node are checked against the
 // validator of the whole resource. Together with the API server's CEL cost limits they bound the
 // time spent on one rule.
+// SearchLimit bounds the search where no proof is possible (a domain is infinite).
 const (
-	Limit      = 4096
-	MaxConfirm = 8
+	Limit       = 4096
+	SearchLimit = 512
+	MaxConfirm  = 8
 )
 
 // Verdict is what the judgement found.
@@ -95,30 +103,39 @@ type Result struct {
 
 // Judge judges the rule changes of one version of a CRD pair; it keeps what it compiled.
 type Judge struct {
-	old, new   *crd.CRD
-	version    string
-	oldRoot    *structuralschema.Structural
-	newRoot    *structuralschema.Structural
-	err        error
-	full       [2]*validation.Schema
-	fullErr    error
-	fullLoaded bool
-	programs   map[programKey]*cel.Validator
+	old, new *crd.CRD
+	version  string
+	oldRoot  *structuralschema.Structural
+	newRoot  *structuralschema.Structural
+	versions [2]*validation.Version
+	err      error
+	programs map[string]*nodeProgram
+	parsed   map[string]*celast.AST
 }
 
-// programKey names a compiled rule: its side and node, and its text.
-type programKey struct {
-	node string
-	rule string
-	opt  bool
+// parse parses a rule once per judge, with the API server's stored-expressions environment.
+func (j *Judge) parse(rule string) (*celast.AST, bool) {
+	if a, ok := j.parsed[rule]; ok {
+		return a, a != nil
+	}
+	a, iss := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).StoredExpressionsEnv().Parse(rule)
+	var out *celast.AST
+	if iss.Err() == nil {
+		out = a.NativeRep()
+	}
+	j.parsed[rule] = out
+	return out, out != nil
 }
 
 // NewJudge prepares the judgement of one version present in both CRDs.
 func NewJudge(old, new *crd.CRD, version string) *Judge {
-	j := &Judge{old: old, new: new, version: version, programs: map[programKey]*cel.Validator{}}
-	j.oldRoot, j.err = validation.Structural(old, version)
+	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, parsed: map[string]*celast.AST{}}
+	j.versions[0], j.err = validation.NewVersion(old, version)
 	if j.err == nil {
-		j.newRoot, j.err = validation.Structural(new, version)
+		j.versions[1], j.err = validation.NewVersion(new, version)
+	}
+	if j.err == nil {
+		j.oldRoot, j.newRoot = j.versions[0].Structural, j.versions[1].Structural
 	}
 	return j
 }
@@ -143,22 +160,23 @@ func (j *Judge) Judge(c Change) (res Result) {
 	}
 	isRoot := len(c.Steps) == 0 || oldNode.XEmbeddedResource
 	// The other old rules of the node hold for every object the old schema accepts.
-	var others []apiextv1.ValidationRule
-	for _, r := range oldNode.XValidations {
-		if c.Before == nil || r.Rule != c.Before.Rule {
-			others = append(others, r)
-		}
+	before, after := -1, index(newNode.XValidations, c.After.Rule)
+	if c.Before != nil {
+		before = index(oldNode.XValidations, c.Before.Rule)
 	}
-	all := append(append([]apiextv1.ValidationRule{c.After}, others...), ptrRules(c.Before)...)
+	if after < 0 || c.Before != nil && before < 0 {
+		return Result{}
+	}
+	all := append([]apiextv1.ValidationRule{c.After}, oldNode.XValidations...)
 	root := &refNode{}
 	g := &gen{limit: Limit}
 	transition := false
 	for _, r := range all {
-		a, iss := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).StoredExpressionsEnv().Parse(r.Rule)
-		if iss.Err() != nil {
+		a, ok := j.parse(r.Rule)
+		if !ok {
 			return Result{}
 		}
-		collect(a.NativeRep(), root, &g.consts)
+		collect(a, root, &g.consts)
 		transition = transition || usesOldSelf(r)
 	}
 	g.resourceRoot = nil
@@ -169,7 +187,8 @@ func (j *Judge) Judge(c Change) (res Result) {
 	complete := !g.infinite && !g.truncated
 
 	path := fieldPath(c.Steps)
-	e := &evaluator{j: j, isRoot: isRoot, oldKey: "old:" + path, newKey: "new:" + path, oldNode: oldNode, newNode: newNode, others: others, before: c.Before, after: c.After}
+	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before, after: after,
+		old: j.program("old:"+path, oldNode, isRoot), new: j.program("new:"+path, newNode, isRoot)}
 	res = Result{Transition: transition}
 	looser, unsafe, confirmed := false, false, 0
 	try := func(obj, old any) bool {
@@ -192,21 +211,35 @@ func (j *Judge) Judge(c Change) (res Result) {
 		}
 		return false
 	}
-	for _, v := range cands {
+	limit := Limit
+	if !complete {
+		limit = SearchLimit
+	}
+	// hopeless: no proof is possible any more and no witness will be confirmed.
+	hopeless := func() bool { return unsafe && (confirmed >= MaxConfirm || !complete && res.Objects >= limit) }
+	for i, v := range cands {
+		if i >= limit {
+			complete = false
+			break
+		}
 		if try(v, nil) {
+			return res
+		}
+		if hopeless() {
 			return res
 		}
 	}
 	if transition {
 		n := 0
+	pairs:
 		for _, old := range cands {
 			for _, v := range cands {
-				if n >= Limit {
+				if n >= limit {
 					complete = false
-					break
+					break pairs
 				}
 				n++
-				if try(v, old) {
+				if try(v, old) || hopeless() {
 					return res
 				}
 			}
@@ -224,11 +257,14 @@ func (j *Judge) Judge(c Change) (res Result) {
 	return res
 }
 
-func ptrRules(r *apiextv1.ValidationRule) []apiextv1.ValidationRule {
-	if r == nil {
-		return nil
+// index is the position of the rule with this text, or -1.
+func index(rs apiextv1.ValidationRules, rule string) int {
+	for i, r := range rs {
+		if r.Rule == rule {
+			return i
+		}
 	}
-	return []apiextv1.ValidationRule{*r}
+	return -1
 }
 
 func usesOldSelf(r apiextv1.ValidationRule) bool {
@@ -264,11 +300,11 @@ func walk(s *structuralschema.Structural, steps []Step) *structuralschema.Struct
 type evaluator struct {
 	j                *Judge
 	isRoot           bool
-	oldKey, newKey   string
 	oldNode, newNode *structuralschema.Structural
-	others           []apiextv1.ValidationRule
-	before           *apiextv1.ValidationRule
-	after            apiextv1.ValidationRule
+	old, new         *nodeProgram
+	// before is the index of the changed rule among the old node's rules (-1: added), after
+	// its index among the new node's.
+	before, after int
 }
 
 // verdicts says whether the old schema's rules accept the candidate (obj, updating old when old
@@ -276,24 +312,22 @@ type evaluator struct {
 // afterwards. ok is false when a rule could not be evaluated.
 func (e *evaluator) verdicts(obj, old any) (oldOK, newOK, ok bool) {
 	oldObj, oldPrev := e.read(e.oldNode, obj, false), e.read(e.oldNode, old, false)
-	for _, r := range e.others {
-		pass, ok := e.j.run(e.oldKey, e.oldNode, r, e.isRoot, oldObj, oldPrev)
-		if !ok {
-			return false, false, false
-		}
-		if !pass {
+	failed, ok := e.old.eval(oldObj, oldPrev)
+	if !ok {
+		return false, false, false
+	}
+	for i, f := range failed {
+		if f && i != e.before {
 			return false, false, true // not an object the old schema accepts
 		}
 	}
-	oldOK = true
-	if e.before != nil {
-		if oldOK, ok = e.j.run(e.oldKey, e.oldNode, *e.before, e.isRoot, oldObj, oldPrev); !ok {
-			return false, false, false
-		}
-	}
+	oldOK = e.before < 0 || !failed[e.before]
 	newObj, newPrev := e.read(e.newNode, oldObj, true), e.read(e.newNode, oldPrev, true)
-	newOK, ok = e.j.run(e.newKey, e.newNode, e.after, e.isRoot, newObj, newPrev)
-	return oldOK, newOK, ok
+	failed, ok = e.new.eval(newObj, newPrev)
+	if !ok {
+		return false, false, false
+	}
+	return oldOK, !failed[e.after], true
 }
 
 // read is the value as the API server hands it to the rules under a schema: pruned (for the new
@@ -302,7 +336,7 @@ func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any 
 	if v == nil {
 		return nil
 	}
-	v = deepCopy(v)
+	v = copyValue(v)
 	if prune {
 		structuralpruning.Prune(v, s, e.isRoot)
 	}
@@ -310,58 +344,69 @@ func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any 
 	return v
 }
 
-// run evaluates one rule of a node with the API server's CEL validator.
-func (j *Judge) run(key string, node *structuralschema.Structural, r apiextv1.ValidationRule, isRoot bool, obj, old any) (pass, ok bool) {
-	k := programKey{node: key, rule: r.Rule, opt: r.OptionalOldSelf != nil && *r.OptionalOldSelf}
-	v, seen := j.programs[k]
-	if !seen {
-		s := stripped(node, r)
-		v = cel.NewValidator(s, isRoot, celconfig.PerCallLimit)
-		j.programs[k] = v
+// nodeProgram is the API server's CEL validator for the rules of one schema node (and none
+// below it), compiled once. Each rule's message is replaced by a marker, so that the errors say
+// which rules failed.
+type nodeProgram struct {
+	v *cel.Validator
+	n int
+}
+
+// program returns the compiled rules of a node, keyed by side and path.
+func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bool) *nodeProgram {
+	if p, ok := j.programs[key]; ok {
+		return p
 	}
-	if v == nil {
-		return true, true
+	s := node.DeepCopy()
+	validation.ClearRules(s)
+	for i, r := range node.XValidations {
+		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(i), "", "", nil
+		s.XValidations = append(s.XValidations, r)
 	}
-	errs, remaining := v.Validate(context.Background(), nil, nil, obj, old, celconfig.RuntimeCELCostBudget)
+	// The same rules in the same schema context compile to the same programs: once per run,
+	// whichever pair, version or side they come from.
+	content, err := json.Marshal(s)
+	if err != nil {
+		return &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(node.XValidations)}
+	}
+	sum := sha256.Sum256(append(content, fmt.Sprint(isRoot)...))
+	p, ok := compiled.Load(sum)
+	if !ok {
+		p, _ = compiled.LoadOrStore(sum, &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(node.XValidations)})
+	}
+	j.programs[key] = p.(*nodeProgram)
+	return j.programs[key]
+}
+
+// compiled holds every node program compiled in this process, by content.
+var compiled sync.Map
+
+func marker(i int) string { return fmt.Sprintf("crdguard-rule-%d.", i) }
+
+var markerRE = regexp.MustCompile(`crdguard-rule-(\d+)\.`)
+
+// eval runs every rule of the node on obj (an update of old when old is not nil) and says which
+// failed; ok is false when a rule could not be compiled or ran out of budget.
+func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
+	failed = make([]bool, p.n)
+	if p.v == nil {
+		return failed, true
+	}
+	errs, remaining := p.v.Validate(context.Background(), nil, nil, obj, old, celconfig.RuntimeCELCostBudget)
 	if remaining < 0 {
-		return false, false
+		return nil, false
 	}
 	for _, e := range errs {
-		if strings.Contains(e.Detail, "compile error") || strings.Contains(e.Detail, "cost budget") || strings.Contains(e.Detail, "cost limit") {
-			return false, false
+		m := markerRE.FindStringSubmatch(e.Detail)
+		if m == nil || strings.Contains(e.Detail, "compile error") || strings.Contains(e.Detail, "cost") {
+			return nil, false
+		}
+		i, _ := strconv.Atoi(m[1])
+		if i < p.n {
+			failed[i] = true
 		}
 	}
-	return len(errs) == 0, true
-}
-
-// stripped is the node with one rule and no rules below it, so the validator evaluates just
-// that rule in the node's schema context.
-func stripped(node *structuralschema.Structural, r apiextv1.ValidationRule) *structuralschema.Structural {
-	s := node.DeepCopy()
-	clearRules(s)
-	r.Message, r.MessageExpression, r.FieldPath, r.Reason = "", "", "", nil
-	s.XValidations = apiextv1.ValidationRules{r}
-	return s
-}
-
-func clearRules(s *structuralschema.Structural) {
-	if s == nil {
-		return
-	}
-	s.XValidations = nil
-	for k, p := range s.Properties {
-		clearRules(&p)
-		s.Properties[k] = p
-	}
-	clearRules(s.Items)
-	if s.AdditionalProperties != nil {
-		clearRules(s.AdditionalProperties.Structural)
-	}
-	if vv := s.ValueValidation; vv != nil {
-		for i := range vv.AllOf {
-			vv.AllOf[i].XValidations = nil
-		}
-	}
+	return failed, true
 }
 
 // confirm embeds a node value in a whole object and asks the API server's validator: accepted by
@@ -369,29 +414,33 @@ func clearRules(s *structuralschema.Structural) {
 // are embedded alike and the update is judged, with ratcheting as the server applies it. It
 // returns the object (and the stored object of an update) when both hold.
 func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
-	if !j.fullLoaded {
-		j.fullLoaded = true
-		j.full[0], j.fullErr = validation.NewSchema(j.old, j.version)
-		if j.fullErr == nil {
-			j.full[1], j.fullErr = validation.NewSchema(j.new, j.version)
-		}
-	}
-	if j.fullErr != nil {
-		return nil, nil
-	}
 	obj = j.object(steps, v)
-	var errs field.ErrorList
-	if old == nil {
-		if j.full[0].Create(obj).Errors != nil {
-			return nil, nil
-		}
-		errs = j.full[1].Create(obj).Errors
-	} else {
+	if old != nil {
 		stored = j.object(steps, old)
-		if j.full[0].Create(stored).Errors != nil || j.full[0].Update(obj, stored) != nil {
+	}
+	// The validators leave out the rules of nodes neither object reaches: they never run.
+	reached := obj
+	if stored != nil {
+		reached = mergeObjects(obj, stored)
+	}
+	var sides [2]*validation.Schema
+	for i, ver := range j.versions {
+		var err error
+		if sides[i], err = ver.Reaching(reached); err != nil {
 			return nil, nil
 		}
-		errs = j.full[1].Update(obj, stored)
+	}
+	var errs field.ErrorList
+	if stored == nil {
+		if sides[0].Create(obj).Errors != nil {
+			return nil, nil
+		}
+		errs = sides[1].Create(obj).Errors
+	} else {
+		if sides[0].Create(stored).Errors != nil || sides[0].Update(obj, stored) != nil {
+			return nil, nil
+		}
+		errs = sides[1].Update(obj, stored)
 	}
 	at := fieldPath(steps)
 	for _, e := range errs {
@@ -402,9 +451,32 @@ func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
 	return nil, nil
 }
 
+// mergeObjects is an object that reaches every field either of two objects sets.
+func mergeObjects(a, b any) map[string]any {
+	out := map[string]any{}
+	for _, x := range []any{a, b} {
+		m, _ := x.(map[string]any)
+		for k, v := range m {
+			if prev, ok := out[k]; ok {
+				switch p := prev.(type) {
+				case map[string]any:
+					out[k] = mergeObjects(p, v)
+				case []any:
+					if l, ok := v.([]any); ok {
+						out[k] = append(append([]any{}, p...), l...)
+					}
+				}
+				continue
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // object is a whole resource of the old schema with v at the node.
 func (j *Judge) object(steps []Step, v any) map[string]any {
-	obj, _ := place(minimal(j.oldRoot), j.oldRoot, steps, deepCopy(v)).(map[string]any)
+	obj, _ := place(minimal(j.oldRoot), j.oldRoot, steps, copyValue(v)).(map[string]any)
 	if obj == nil {
 		obj = map[string]any{}
 	}

@@ -56,6 +56,7 @@ func Create(c *crd.CRD) ([]Error, error) {
 	}
 	ctx := context.Background()
 	prepareCRDForCreate(obj)
+	skipRepeatedCEL(obj)
 	return located(c, crdvalidation.ValidateCustomResourceDefinition(ctx, obj)), nil
 }
 
@@ -81,6 +82,9 @@ func Update(old, new *crd.CRD) ([]Error, error) {
 	apiextensions.SetCRDCondition(o, apiextensions.CustomResourceDefinitionCondition{Type: apiextensions.Established, Status: apiextensions.ConditionTrue})
 	o.ResourceVersion, n.ResourceVersion, n.Generation = "1", "1", o.Generation
 	prepareCRDForUpdate(n, o)
+	skipUnchangedCEL(o, n)
+	skipRepeatedCEL(o)
+	skipRepeatedCEL(n)
 	return located(new, crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, n, o)), nil
 }
 

@@ -3,6 +3,7 @@ package validation
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -29,15 +30,108 @@ type Schema struct {
 // NewSchema builds the validator for a version of a CRD; a version without a structural schema
 // is an error.
 func NewSchema(c *crd.CRD, version string) (*Schema, error) {
-	in, v, s, err := structural(c, version)
+	v, err := NewVersion(c, version)
 	if err != nil {
 		return nil, err
 	}
-	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(v.OpenAPIV3Schema)
+	return v.schema(v.Structural)
+}
+
+// Version is one version of a CRD converted once as the API server converts it, from which
+// validators are built.
+type Version struct {
+	name    string
+	in      *apiextensions.CustomResourceDefinition
+	openAPI *apiextensions.JSONSchemaProps
+	// Structural is the structural schema the server derives.
+	Structural *structuralschema.Structural
+	// reaching are the validators built by Reaching, by the rule-carrying nodes they keep.
+	reaching map[string]*Schema
+}
+
+// NewVersion converts a version of a CRD; a version without a structural schema is an error.
+func NewVersion(c *crd.CRD, version string) (*Version, error) {
+	in, err := internal(c)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", c.Name, version, err)
+		return nil, err
 	}
-	sub, err := apiextensions.GetSubresourcesForVersion(in, version)
+	v, err := apiextensions.GetSchemaForVersion(in, version)
+	if err != nil || v == nil || v.OpenAPIV3Schema == nil {
+		return nil, fmt.Errorf("%s %s has no schema", c.Name, version)
+	}
+	s, err := structuralschema.NewStructural(v.OpenAPIV3Schema)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: schema is not structural: %w", c.Name, version, err)
+	}
+	return &Version{name: version, in: in, openAPI: v.OpenAPIV3Schema, Structural: s}, nil
+}
+
+// Reaching builds a validator for obj and objects that set no more than it does: the CEL rules of
+// schema nodes obj does not reach are left out — they would never run — so that checking one
+// object does not compile every rule of a large CRD. Everything else is the full validator.
+func (v *Version) Reaching(obj map[string]any) (*Schema, error) {
+	var key strings.Builder
+	reachedRules(v.Structural, []any{obj}, ".", &key)
+	if s, ok := v.reaching[key.String()]; ok {
+		return s, nil
+	}
+	s, err := v.schema(reach(v.Structural, []any{obj}))
+	if err != nil {
+		return nil, err
+	}
+	if v.reaching == nil {
+		v.reaching = map[string]*Schema{}
+	}
+	v.reaching[key.String()] = s
+	return s, nil
+}
+
+// reachedRules writes the paths of the rule-carrying nodes that vals reach: validators that
+// keep the same nodes are the same.
+func reachedRules(s *structuralschema.Structural, vals []any, path string, key *strings.Builder) {
+	if s == nil || len(vals) == 0 {
+		return
+	}
+	if len(s.XValidations) > 0 {
+		key.WriteString(path)
+		key.WriteByte(0)
+	}
+	var items, values []any
+	props := map[string][]any{}
+	for _, v := range vals {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				props[k] = append(props[k], e)
+				values = append(values, e)
+			}
+		case []any:
+			items = append(items, x...)
+		}
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if p, ok := s.Properties[k]; ok {
+			reachedRules(&p, props[k], path+"."+k, key)
+		}
+	}
+	reachedRules(s.Items, items, path+"[]", key)
+	if ap := s.AdditionalProperties; ap != nil {
+		reachedRules(ap.Structural, values, path+".*", key)
+	}
+}
+
+// schema builds the validator with the CEL rules of celSchema.
+func (v *Version) schema(celSchema *structuralschema.Structural) (*Schema, error) {
+	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(v.openAPI)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", v.in.Name, v.name, err)
+	}
+	sub, err := apiextensions.GetSubresourcesForVersion(v.in, v.name)
 	if err != nil {
 		return nil, err
 	}
@@ -45,30 +139,104 @@ func NewSchema(c *crd.CRD, version string) (*Schema, error) {
 	if sub != nil {
 		scale = sub.Scale
 	}
-	gvk := schema.GroupVersionKind{Group: in.Spec.Group, Version: version, Kind: in.Spec.Names.Kind}
-	return &Schema{structural: s, validator: newCRValidator(gvk, in.Spec.Scope == apiextensions.NamespaceScoped, s, schemaValidator, scale)}, nil
+	gvk := schema.GroupVersionKind{Group: v.in.Spec.Group, Version: v.name, Kind: v.in.Spec.Names.Kind}
+	return &Schema{structural: v.Structural, validator: newCRValidator(gvk, v.in.Spec.Scope == apiextensions.NamespaceScoped, v.Structural, celSchema, schemaValidator, scale)}, nil
 }
 
-// Structural returns the structural schema of a version of a CRD, as the API server derives it.
-func Structural(c *crd.CRD, version string) (*structuralschema.Structural, error) {
-	_, _, s, err := structural(c, version)
-	return s, err
+// reach is s with the CEL rules of the nodes that none of vals (values of s) reaches removed.
+func reach(s *structuralschema.Structural, vals []any) *structuralschema.Structural {
+	if s == nil {
+		return nil
+	}
+	out := *s
+	var objs []map[string]any
+	var items, values []any
+	for _, v := range vals {
+		switch x := v.(type) {
+		case map[string]any:
+			objs = append(objs, x)
+			for _, e := range x {
+				values = append(values, e)
+			}
+		case []any:
+			items = append(items, x...)
+		}
+	}
+	if len(s.Properties) > 0 {
+		out.Properties = make(map[string]structuralschema.Structural, len(s.Properties))
+		for k, p := range s.Properties {
+			var sub []any
+			for _, o := range objs {
+				if e, ok := o[k]; ok {
+					sub = append(sub, e)
+				}
+			}
+			out.Properties[k] = *reachOrStrip(&p, sub)
+		}
+	}
+	out.Items = reachOrStrip(s.Items, items)
+	if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+		out.AdditionalProperties = &structuralschema.StructuralOrBool{Bool: ap.Bool, Structural: reachOrStrip(ap.Structural, values)}
+	}
+	return &out
 }
 
-func structural(c *crd.CRD, version string) (*apiextensions.CustomResourceDefinition, *apiextensions.CustomResourceValidation, *structuralschema.Structural, error) {
-	in, err := internal(c)
-	if err != nil {
-		return nil, nil, nil, err
+func reachOrStrip(s *structuralschema.Structural, vals []any) *structuralschema.Structural {
+	if s == nil {
+		return nil
 	}
-	v, err := apiextensions.GetSchemaForVersion(in, version)
-	if err != nil || v == nil || v.OpenAPIV3Schema == nil {
-		return nil, nil, nil, fmt.Errorf("%s %s has no schema", c.Name, version)
+	if len(vals) > 0 {
+		return reach(s, vals)
 	}
-	s, err := structuralschema.NewStructural(v.OpenAPIV3Schema)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s %s: schema is not structural: %w", c.Name, version, err)
+	if !hasRules(s) {
+		return s
 	}
-	return in, v, s, nil
+	c := s.DeepCopy()
+	ClearRules(c)
+	return c
+}
+
+func hasRules(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	if vv := s.ValueValidation; vv != nil {
+		for _, a := range vv.AllOf {
+			if len(a.XValidations) > 0 {
+				return true
+			}
+		}
+	}
+	for _, p := range s.Properties {
+		if hasRules(&p) {
+			return true
+		}
+	}
+	return hasRules(s.Items) || s.AdditionalProperties != nil && hasRules(s.AdditionalProperties.Structural)
+}
+
+// ClearRules removes the CEL rules of a schema and of everything below it.
+func ClearRules(s *structuralschema.Structural) {
+	if s == nil {
+		return
+	}
+	s.XValidations = nil
+	for k, p := range s.Properties {
+		ClearRules(&p)
+		s.Properties[k] = p
+	}
+	ClearRules(s.Items)
+	if s.AdditionalProperties != nil {
+		ClearRules(s.AdditionalProperties.Structural)
+	}
+	if vv := s.ValueValidation; vv != nil {
+		for i := range vv.AllOf {
+			vv.AllOf[i].XValidations = nil
+		}
+	}
 }
 
 // Created is what happens to an object written through the API.

@@ -72,9 +72,11 @@ type crValidator struct {
 	scale      *apiextensions.CustomResourceSubresourceScale
 }
 
-func newCRValidator(gvk schema.GroupVersionKind, namespaced bool, s *structuralschema.Structural, sv apiservervalidation.SchemaValidator, scale *apiextensions.CustomResourceSubresourceScale) *crValidator {
+// newCRValidator composes the validator; celSchema is s, or s with the rules of nodes that the
+// objects to check do not reach left out.
+func newCRValidator(gvk schema.GroupVersionKind, namespaced bool, s, celSchema *structuralschema.Structural, sv apiservervalidation.SchemaValidator, scale *apiextensions.CustomResourceSubresourceScale) *crValidator {
 	return &crValidator{gvk: gvk, namespaced: namespaced, structural: s, schema: sv, scale: scale,
-		cel: cel.NewValidator(s, true, celconfig.PerCallLimit)}
+		cel: cel.NewValidator(celSchema, true, celconfig.PerCallLimit)}
 }
 
 // Validate checks a create.

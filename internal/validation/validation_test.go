@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,93 @@ func BenchmarkObjectValidation(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Create(obj)
+	}
+}
+
+// TestUnchangedRulesAreNotRecompiled: an update compiles the CEL rules of a version only when
+// one of them, its subtree or its enclosing bounds changed.
+func TestUnchangedRulesAreNotRecompiled(t *testing.T) {
+	broken := parse(t, cases+"invalid-crd/cel-does-not-compile/new.yaml")
+	redocumented := parse(t, cases+"invalid-crd/cel-does-not-compile/new.yaml")
+	spec := redocumented.Object.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"]
+	spec.Description = "now documented"
+	redocumented.Object.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"] = spec
+	for _, tc := range []struct {
+		name     string
+		old      *crd.CRD
+		compiled bool
+	}{
+		{"same rules", broken, false},
+		{"only a description differs", redocumented, false},
+		{"the rule changed", parse(t, cases+"invalid-crd/cel-does-not-compile/old.yaml"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs, err := Update(tc.old, broken)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compiled := false
+			for _, e := range errs {
+				compiled = compiled || strings.Contains(e.Message, "compilation failed")
+			}
+			if compiled != tc.compiled {
+				t.Errorf("compile error reported: %v, want %v (%v)", compiled, tc.compiled, errs)
+			}
+		})
+	}
+}
+
+// TestReachingValidator: a validator built for one object runs the rules that object reaches,
+// exactly as the full validator does.
+func TestReachingValidator(t *testing.T) {
+	c := parse(t, cases+"validation-rule-changed/basic/new.yaml")
+	v, err := NewVersion(c, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := NewSchema(c, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []map[string]any{{"size": int64(6)}, {"size": int64(5)}, {}} { // rule: self.size <= 5
+		obj := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "a", "namespace": "default"}, "spec": spec}
+		reaching, err := v.Reaching(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := fmt.Sprint(reaching.Create(obj).Errors), fmt.Sprint(full.Create(obj).Errors)
+		if got != want {
+			t.Errorf("%v: reaching validator says %s, full validator %s", spec, got, want)
+		}
+		if (spec["size"] != int64(5)) != (want != "[]") {
+			t.Errorf("%v: the full validator says %s", spec, want)
+		}
+	}
+}
+
+// TestRepeatedVersionCompiledOnce: a version whose schema repeats an earlier one's is not
+// compiled again, so its CEL errors are reported once.
+func TestRepeatedVersionCompiledOnce(t *testing.T) {
+	c := parse(t, cases+"invalid-crd/cel-does-not-compile/new.yaml")
+	again := *c.Object.Spec.Versions[0].DeepCopy()
+	again.Name, again.Storage = "v2", false
+	// A third, different version keeps the API server from hoisting one shared schema.
+	other := *again.DeepCopy()
+	other.Name = "v3"
+	other.Schema.OpenAPIV3Schema.Description = "different"
+	delete(other.Schema.OpenAPIV3Schema.Properties, "status")
+	c.Object.Spec.Versions = append(c.Object.Spec.Versions, again, other)
+	errs, err := Create(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range errs {
+		if strings.Contains(e.Message, "compilation failed") {
+			n++
+		}
+	}
+	if n != 2 { // v1 (v2 repeats it) and v3
+		t.Errorf("%d compile errors, want 2: %v", n, errs)
 	}
 }
