@@ -257,6 +257,20 @@ func (r *run) checkSHA() string {
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
+// labels are the pull request's current labels: a re-run replays the original event, so a label
+// added since is only known to the API. The event's labels serve when the API cannot answer.
+func (r *run) labels(ctx context.Context) []string {
+	if r.target.pr == 0 || r.pub == nil {
+		return r.target.labels
+	}
+	ls, err := r.pub.API.ListLabels(ctx, r.target.pr)
+	if err != nil {
+		r.logf("could not read the pull request's current labels (%v); using the event's", err)
+		return r.target.labels
+	}
+	return ls
+}
+
 // abort reports an error that stopped the run, in the log and in the check run.
 func (r *run) abort(ctx context.Context, err error) {
 	r.gha.Errorf("crdguard could not run: %s", err)
@@ -317,7 +331,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}}
 
 	fails := in.failOn.Fails(findings)
-	acknowledged := fails && slices.Contains(r.target.labels, cfg.AcknowledgeLabel)
+	acknowledged := fails && slices.Contains(r.labels(ctx), cfg.AcknowledgeLabel)
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
 	summary := github.Summary(findings, res.CRDs, headline)
 	display := OnHead(findings, res.Diff)
@@ -386,7 +400,11 @@ func (r *run) newPublisher() *github.Publisher {
 	client := func(budget time.Duration) (*github.REST, error) {
 		t := github.NewRetrying(r.o.Transport, r.o.Sleep)
 		t.Budget = budget
-		return github.NewREST(apiURL, getenv("GITHUB_REPOSITORY"), r.in.token, &http.Client{Transport: t})
+		api, err := github.NewREST(apiURL, getenv("GITHUB_REPOSITORY"), r.in.token, &http.Client{Transport: t})
+		if err == nil {
+			api.Sleep = t.Sleep
+		}
+		return api, err
 	}
 	api, err := client(github.MaxTotalWait)
 	if err == nil && r.in.token == "" {
@@ -401,7 +419,7 @@ func (r *run) newPublisher() *github.Publisher {
 		r.refused("using the GitHub API", err)
 		return nil
 	}
-	return &github.Publisher{API: api, Completer: completer, Logf: r.logf}
+	return &github.Publisher{API: api, Completer: completer, Instance: r.in.checkName, Logf: r.logf}
 }
 
 // finish completes the open check run, once.

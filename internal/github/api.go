@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	gh "github.com/google/go-github/v60/github"
 )
@@ -23,13 +24,15 @@ type Comment struct {
 	Side      string // LEFT or RIGHT; empty for file comments
 	Body      string
 	InReplyTo int64
-	File      bool // subject_type: file
+	File      bool   // subject_type: file
+	Author    string // the login that posted it
 }
 
 // Review is a submitted pull request review.
 type Review struct {
-	ID   int64
-	Body string
+	ID     int64
+	Body   string
+	Author string
 }
 
 // Annotation is a check run annotation.
@@ -46,8 +49,13 @@ type CheckOutput struct {
 	Annotations    []Annotation
 }
 
-// API is everything crdguard asks of GitHub.
+// API is everything crdguard asks of GitHub. Creating requests that GitHub may apply and still
+// answer 5xx look for what they create before sending it again.
 type API interface {
+	// Identity is the login the token posts as.
+	Identity(ctx context.Context) (string, error)
+	// ListLabels reads the pull request's current labels (a re-run replays the event's).
+	ListLabels(ctx context.Context, pr int) ([]string, error)
 	ListReviewComments(ctx context.Context, pr int) ([]Comment, error)
 	ListReviews(ctx context.Context, pr int) ([]Review, error)
 	CreateReview(ctx context.Context, pr int, commitID, body string, comments []Comment) error
@@ -65,6 +73,8 @@ type REST struct {
 	owner, name  string
 	pageSize     int
 	maxListPages int
+	// Sleep waits between create attempts (tests record instead).
+	Sleep Sleeper
 }
 
 // NewREST returns a client for one repository ("owner/name") at apiURL (GITHUB_API_URL).
@@ -82,48 +92,91 @@ func NewREST(apiURL, repository, token string, hc *http.Client) (*REST, error) {
 		c = c.WithAuthToken(token)
 	}
 	c.BaseURL = base
-	return &REST{c: c, owner: owner, name: name, pageSize: 100, maxListPages: 100}, nil
+	return &REST{c: c, owner: owner, name: name, pageSize: 100, maxListPages: 100, Sleep: RealSleep}, nil
+}
+
+// DefaultBotLogin is who GITHUB_TOKEN posts as; an installation token may not ask GET /user.
+const DefaultBotLogin = "github-actions[bot]"
+
+// Identity asks GitHub who the token is (a personal token); an installation token such as
+// GITHUB_TOKEN may not ask (403) and posts as DefaultBotLogin.
+func (r *REST) Identity(ctx context.Context) (string, error) {
+	u, _, err := r.c.Users.Get(ctx, "")
+	switch {
+	case err == nil:
+		return u.GetLogin(), nil
+	case IsForbidden(err):
+		return DefaultBotLogin, nil
+	}
+	return "", fmt.Errorf("asking who the token is: %w", err)
+}
+
+// listAll reads every page of a list (up to maxListPages), converting each item.
+func listAll[T, U any](r *REST, what string, page func(opts gh.ListOptions) ([]T, *gh.Response, error), conv func(T) U) ([]U, error) {
+	var out []U
+	opts := gh.ListOptions{PerPage: r.pageSize}
+	for n := 0; n < r.maxListPages; n++ {
+		items, resp, err := page(opts)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s: %w", what, err)
+		}
+		for _, it := range items {
+			out = append(out, conv(it))
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return out, nil
+}
+
+// ListLabels reads every page of a pull request's labels.
+func (r *REST) ListLabels(ctx context.Context, pr int) ([]string, error) {
+	return listAll(r, "labels", func(opts gh.ListOptions) ([]*gh.Label, *gh.Response, error) {
+		return r.c.Issues.ListLabelsByIssue(ctx, r.owner, r.name, pr, &opts)
+	}, (*gh.Label).GetName)
 }
 
 // ListReviewComments reads every page of a pull request's review comments.
 func (r *REST) ListReviewComments(ctx context.Context, pr int) ([]Comment, error) {
-	var out []Comment
-	opts := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: r.pageSize}}
-	for page := 0; page < r.maxListPages; page++ {
-		cs, resp, err := r.c.PullRequests.ListComments(ctx, r.owner, r.name, pr, opts)
-		if err != nil {
-			return nil, fmt.Errorf("listing review comments: %w", err)
-		}
-		for _, c := range cs {
-			out = append(out, Comment{ID: c.GetID(), Path: c.GetPath(), Line: c.GetLine(), Side: c.GetSide(),
-				Body: c.GetBody(), InReplyTo: c.GetInReplyTo(), File: c.GetSubjectType() == "file"})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
-	}
-	return out, nil
+	return listAll(r, "review comments", func(opts gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return r.c.PullRequests.ListComments(ctx, r.owner, r.name, pr, &gh.PullRequestListCommentsOptions{ListOptions: opts})
+	}, func(c *gh.PullRequestComment) Comment {
+		return Comment{ID: c.GetID(), Path: c.GetPath(), Line: c.GetLine(), Side: c.GetSide(), Body: c.GetBody(),
+			InReplyTo: c.GetInReplyTo(), File: c.GetSubjectType() == "file", Author: c.GetUser().GetLogin()}
+	})
 }
 
 // ListReviews reads every page of a pull request's reviews.
 func (r *REST) ListReviews(ctx context.Context, pr int) ([]Review, error) {
-	var out []Review
-	opts := &gh.ListOptions{PerPage: r.pageSize}
-	for page := 0; page < r.maxListPages; page++ {
-		rs, resp, err := r.c.PullRequests.ListReviews(ctx, r.owner, r.name, pr, opts)
-		if err != nil {
-			return nil, fmt.Errorf("listing reviews: %w", err)
+	return listAll(r, "reviews", func(opts gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return r.c.PullRequests.ListReviews(ctx, r.owner, r.name, pr, &opts)
+	}, func(rv *gh.PullRequestReview) Review {
+		return Review{ID: rv.GetID(), Body: rv.GetBody(), Author: rv.GetUser().GetLogin()}
+	})
+}
+
+// createAttempts is how often a create request GitHub answers with 5xx is sent at most.
+const createAttempts = 4
+
+// createOnce sends a create request; after a 5xx, which GitHub may answer to a request it
+// applied, it looks for the created thing (exists) before sending again.
+func (r *REST) createOnce(ctx context.Context, create func() error, exists func() (bool, error)) error {
+	backoff := time.Second
+	for attempt := 1; ; attempt++ {
+		err := create()
+		if err == nil || status(err) < 500 || attempt == createAttempts {
+			return err
 		}
-		for _, rv := range rs {
-			out = append(out, Review{ID: rv.GetID(), Body: rv.GetBody()})
+		if found, ferr := exists(); ferr == nil && found {
+			return nil
 		}
-		if resp.NextPage == 0 {
-			return out, nil
+		if err := r.Sleep(ctx, backoff); err != nil {
+			return err
 		}
-		opts.Page = resp.NextPage
+		backoff *= 2
 	}
-	return out, nil
 }
 
 // CreateReview submits one COMMENT review (never pending, never an approval).
@@ -134,7 +187,20 @@ func (r *REST) CreateReview(ctx context.Context, pr int, commitID, body string, 
 			Path: gh.String(c.Path), Line: gh.Int(c.Line), Side: gh.String(c.Side), Body: gh.String(c.Body),
 		})
 	}
-	if _, _, err := r.c.PullRequests.CreateReview(ctx, r.owner, r.name, pr, req); err != nil {
+	marker := reviewMarkerRE.FindString(body)
+	err := r.createOnce(ctx, func() error {
+		_, _, err := r.c.PullRequests.CreateReview(ctx, r.owner, r.name, pr, req)
+		return err
+	}, func() (bool, error) {
+		reviews, err := r.ListReviews(ctx, pr)
+		for _, rv := range reviews {
+			if marker != "" && strings.Contains(rv.Body, marker) {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	if err != nil {
 		return fmt.Errorf("creating review: %w", err)
 	}
 	return nil
@@ -143,7 +209,19 @@ func (r *REST) CreateReview(ctx context.Context, pr int, commitID, body string, 
 // CreateFileComment comments on a whole file of the pull request.
 func (r *REST) CreateFileComment(ctx context.Context, pr int, commitID, path, body string) error {
 	c := &gh.PullRequestComment{CommitID: gh.String(commitID), Path: gh.String(path), Body: gh.String(body), SubjectType: gh.String("file")}
-	if _, _, err := r.c.PullRequests.CreateComment(ctx, r.owner, r.name, pr, c); err != nil {
+	err := r.createOnce(ctx, func() error {
+		_, _, err := r.c.PullRequests.CreateComment(ctx, r.owner, r.name, pr, c)
+		return err
+	}, func() (bool, error) {
+		comments, err := r.ListReviewComments(ctx, pr)
+		for _, o := range comments {
+			if o.File && o.Path == path && o.Body == body {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	if err != nil {
 		return fmt.Errorf("creating file comment on %s: %w", path, err)
 	}
 	return nil
@@ -159,13 +237,28 @@ func (r *REST) DeleteReviewComment(ctx context.Context, id int64) error {
 
 // CreateCheckRun starts an in-progress check run on a commit.
 func (r *REST) CreateCheckRun(ctx context.Context, name, headSHA string) (int64, error) {
-	cr, _, err := r.c.Checks.CreateCheckRun(ctx, r.owner, r.name, gh.CreateCheckRunOptions{
-		Name: name, HeadSHA: headSHA, Status: gh.String("in_progress"),
+	var id int64
+	err := r.createOnce(ctx, func() error {
+		cr, _, err := r.c.Checks.CreateCheckRun(ctx, r.owner, r.name, gh.CreateCheckRunOptions{
+			Name: name, HeadSHA: headSHA, Status: gh.String("in_progress"),
+		})
+		id = cr.GetID()
+		return err
+	}, func() (bool, error) {
+		// An open check run of this name on the commit is the one just created.
+		res, _, err := r.c.Checks.ListCheckRunsForRef(ctx, r.owner, r.name, headSHA, &gh.ListCheckRunsOptions{
+			CheckName: gh.String(name), Status: gh.String("in_progress"), Filter: gh.String("latest"),
+		})
+		if err != nil || len(res.CheckRuns) == 0 {
+			return false, err
+		}
+		id = res.CheckRuns[0].GetID()
+		return true, nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("creating check run: %w", err)
 	}
-	return cr.GetID(), nil
+	return id, nil
 }
 
 // UpdateCheckRun adds output (annotations are appended) and, with a conclusion, completes it.

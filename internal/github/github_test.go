@@ -30,6 +30,7 @@ func newPublisher(t *testing.T, srv *fakegithub.Server, s *sleeps) *Publisher {
 	if err != nil {
 		t.Fatal(err)
 	}
+	api.Sleep = s.sleep
 	return &Publisher{API: api, Logf: t.Logf}
 }
 
@@ -168,7 +169,7 @@ func TestReviewReadsEveryPage(t *testing.T) {
 		fs = append(fs, mk("field-removed", finding.Error, fmt.Sprintf(".spec.f%03d", i), "crd.yaml", i+1, finding.Base))
 	}
 	for i := range 150 { // posted by an earlier run: two pages of 100
-		srv.AddComment(fakegithub.Comment{Path: "crd.yaml", Line: i + 1, Side: "LEFT", SubjectType: "line", Body: CommentBody(&fs[i], DefaultDocsURL)})
+		srv.AddComment(fakegithub.Comment{Path: "crd.yaml", Line: i + 1, Side: "LEFT", SubjectType: "line", Body: CommentBody(&fs[i], Fingerprint(&fs[i], ""), DefaultDocsURL)})
 	}
 	res, err := pub.Review(context.Background(), PR{7, strings.Repeat("c", 40)}, fs, diffOf("crd.yaml", h))
 	if err != nil {
@@ -202,7 +203,8 @@ func TestRetries(t *testing.T) {
 	if err != nil || id == 0 {
 		t.Fatalf("check run %d, %v", id, err)
 	}
-	want := []time.Duration{3 * time.Second, 60 * time.Second, 4 * time.Second, 60 * time.Second}
+	// The 502 is not retried blindly: the API looks for the check run first, then waits a second.
+	want := []time.Duration{3 * time.Second, 60 * time.Second, time.Second, 60 * time.Second}
 	if fmt.Sprint(s.got) != fmt.Sprint(want) {
 		t.Fatalf("waits %v, want %v", s.got, want)
 	}
@@ -290,7 +292,7 @@ func TestCommentBodyIsInert(t *testing.T) {
 	f := mk("enum-value-removed", finding.Error, ".spec[\"<img src=x onerror=alert(1)>\"]", "crd.yaml", 3, finding.Base)
 	f.Message = "value @admin removed, see [here](https://evil.example)"
 	f.Before = finding.Value("<b>@team</b>")
-	body := CommentBody(&f, DefaultDocsURL)
+	body := CommentBody(&f, "0123456789abcdef", DefaultDocsURL)
 	for _, bad := range []string{"<img", "@admin", "@team", "](https://evil", "<b>"} {
 		if strings.Contains(body, bad) {
 			t.Errorf("body contains %q:\n%s", bad, body)
@@ -306,11 +308,50 @@ func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	f.After = finding.Value(strings.Repeat("x", 300))
 	// finding.Value writes < and > as \u003c and \u003e; Escape then guards the backslashes.
 	want := `"\\u003cb\\u003e@` + "\u200b" + `team\\u003c/b\\u003e" → "` + strings.Repeat("x", 198) + "…"
-	body := CommentBody(&f, DefaultDocsURL)
+	body := CommentBody(&f, "0123456789abcdef", DefaultDocsURL)
 	if !strings.HasPrefix(body, "**crdguard** warning `default-changed`") || !strings.Contains(body, "**Before → after:** "+want+"\n") {
 		t.Errorf("comment body lacks the severity or %q:\n%s", want, body)
 	}
 	if sum := Summary([]finding.Finding{f}, 1, ""); !strings.Contains(sum, "| `default-changed` | warning | "+want+" |") {
 		t.Errorf("summary row lacks the severity or %q:\n%s", want, sum)
+	}
+}
+
+// Volume: file-level comments cost a request each and are capped like inline ones (the rest is in
+// the review body), and one field failing in two sample files is two comments, not one.
+func TestReviewVolume(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	h := source.Hunk{OldStart: 1, OldLines: 5, NewStart: 1, NewLines: 5}
+	srv.Files["crd.yaml"] = linesOf(h)
+	srv.Files["samples/a.yaml"] = linesOf(h)
+	srv.Files["samples/b.yaml"] = linesOf(h)
+	diff := diffOf("crd.yaml", h)
+	diff.Add(source.FileDiff{From: "samples/a.yaml", To: "samples/a.yaml", Hunks: []source.Hunk{h}})
+	diff.Add(source.FileDiff{From: "samples/b.yaml", To: "samples/b.yaml", Hunks: []source.Hunk{h}})
+	pub := newPublisher(t, srv, &sleeps{})
+	var fs []finding.Finding
+	for i := 0; i < MaxFileComments+5; i++ {
+		fs = append(fs, mk("type-changed", finding.Error, fmt.Sprintf(".spec.f%02d", i), "crd.yaml", 100+i, finding.Head))
+	}
+	fs = append(fs, mk("sample-invalid", finding.Error, ".spec.size", "samples/a.yaml", 3, finding.Head),
+		mk("sample-invalid", finding.Error, ".spec.size", "samples/b.yaml", 3, finding.Head))
+	res, err := pub.Review(context.Background(), PR{Number: 7, HeadSHA: strings.Repeat("a", 40)}, fs, diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FileLevel != MaxFileComments || res.InBody != 5 || res.Inline != 2 {
+		t.Fatalf("result %+v, want %d file comments, 5 in the body, 2 inline", res, MaxFileComments)
+	}
+	var inline []string
+	for _, c := range srv.Comments {
+		if c.SubjectType == "line" {
+			inline = append(inline, c.Path)
+		}
+	}
+	if strings.Join(inline, " ") != "samples/a.yaml samples/b.yaml" {
+		t.Fatalf("inline comments on %v", inline)
+	}
+	if body := srv.Reviews[0].Body; strings.Count(body, "`type-changed`") != 5 {
+		t.Fatalf("review body:\n%s", body)
 	}
 }

@@ -1,6 +1,8 @@
 package github
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"sort"
@@ -22,7 +24,13 @@ const (
 	fingerprintLabel = "crdguard:fp="
 )
 
-var fingerprintRE = regexp.MustCompile(`<!-- ` + fingerprintLabel + `([0-9a-f]{16}) -->`)
+// reviewLabel starts the marker that identifies one review request.
+const reviewLabel = "<!-- crdguard:review="
+
+var reviewMarkerRE = regexp.MustCompile(reviewLabel + `[0-9a-f]{16} -->`)
+
+// A fingerprint is 16 hex digits, then the instance's tag (older comments have none).
+var fingerprintRE = regexp.MustCompile(`<!-- ` + fingerprintLabel + `([0-9a-f]{16}(?: in=[0-9a-f]{8})?) -->`)
 
 func marker(fp string) string { return "<!-- " + fingerprintLabel + fp + " -->" }
 
@@ -35,9 +43,24 @@ func fingerprints(body string) []string {
 	return out
 }
 
+// Fingerprint identifies a finding's comment across runs: the finding's fingerprint (rule, CRD,
+// version, path, baseline), its file (two sample files failing on one field are two comments) and
+// the crdguard instance (the check name), so that several crdguard jobs on one pull request keep
+// their own comments.
+func Fingerprint(f *finding.Finding, instance string) string {
+	sum := sha256.Sum256([]byte(f.Fingerprint() + "\x00" + f.Location.File))
+	return hex.EncodeToString(sum[:8]) + instanceTag(instance)
+}
+
+// instanceTag ends the fingerprints of one crdguard instance, so that it recognises its own.
+func instanceTag(instance string) string {
+	sum := sha256.Sum256([]byte(instance))
+	return " in=" + hex.EncodeToString(sum[:4])
+}
+
 // CommentBody is one finding as a review comment: rule, what changed, why it breaks and what to
-// do (the message), before → after, a link to the rule's doc, and the hidden fingerprint.
-func CommentBody(f *finding.Finding, docsURL string) string {
+// do (the message), before → after, a link to the rule's doc, and the hidden fingerprint fp.
+func CommentBody(f *finding.Finding, fp, docsURL string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**crdguard** %s `%s`", f.Severity, f.Rule)
 	if where := location(f); where != "" {
@@ -48,7 +71,7 @@ func CommentBody(f *finding.Finding, docsURL string) string {
 	if ba := report.BeforeAfter(f, maxValueRunes, report.Escape); ba != "" {
 		fmt.Fprintf(&b, "\n\n**Before → after:** %s", ba)
 	}
-	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(f.Fingerprint()))
+	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(fp))
 	return b.String()
 }
 

@@ -84,7 +84,7 @@ func (r *Retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		wait, retry := r.classify(resp, backoff)
+		wait, retry := r.classify(req, resp, backoff)
 		if !retry || attempt == MaxAttempts || r.Waited+wait > r.budget() {
 			return resp, nil
 		}
@@ -105,8 +105,11 @@ func (r *Retrying) budget() time.Duration {
 }
 
 // classify says whether to retry a response and after how long.
-func (r *Retrying) classify(resp *http.Response, backoff time.Duration) (time.Duration, bool) {
+func (r *Retrying) classify(req *http.Request, resp *http.Response, backoff time.Duration) (time.Duration, bool) {
 	switch {
+	case resp.StatusCode >= 500 && req.Method == http.MethodPost:
+		// GitHub may have applied it: the API looks for what it created before sending again.
+		return 0, false
 	case resp.StatusCode >= 500:
 		return backoff, true
 	case resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests:

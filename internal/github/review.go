@@ -2,6 +2,8 @@ package github
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -14,6 +16,10 @@ import (
 // reviewers stop reading. The rest is listed in the review body.
 const MaxInlineComments = 30
 
+// MaxFileComments caps file-level comments, which cost one request each (GitHub allows about 80
+// content-creating requests a minute); the rest is listed in the review body.
+const MaxFileComments = 10
+
 // PR is the pull request a run reviews.
 type PR struct {
 	Number  int
@@ -23,6 +29,12 @@ type PR struct {
 // Publisher posts findings through the API.
 type Publisher struct {
 	API API
+	// Instance scopes the fingerprints (the check name): several crdguard jobs on one pull
+	// request each keep their own comments.
+	Instance string
+	// Identity is the login the action posts as; only its comments count as posted and only they
+	// are deleted. Empty: asked of the API.
+	Identity string
 	// Completer, when set, sends the request that completes the check run: a client of its own
 	// with a wait budget of its own, so that neither go-github's local block after a rate limit
 	// nor the waits spent on other requests keep the check run open.
@@ -75,6 +87,13 @@ type planned struct {
 // lost.
 func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, diff *source.Diff) (ReviewResult, error) {
 	var res ReviewResult
+	me := p.Identity
+	if me == "" {
+		var err error
+		if me, err = p.API.Identity(ctx); err != nil {
+			return res, err
+		}
+	}
 	existing, err := p.API.ListReviewComments(ctx, pr.Number)
 	if err != nil {
 		return res, err
@@ -83,6 +102,7 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 	if err != nil {
 		return res, err
 	}
+	// Only the action's own comments count: a human quoting one copies its marker.
 	posted := map[string]bool{}
 	ours := map[string][]Comment{}
 	replied := map[int64]bool{}
@@ -90,13 +110,19 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		if c.InReplyTo != 0 {
 			replied[c.InReplyTo] = true
 		}
-		for _, fp := range fingerprints(c.Body) {
+		if c.Author != me {
+			continue
+		}
+		for _, fp := range p.own(fingerprints(c.Body)) {
 			posted[fp] = true
 			ours[fp] = append(ours[fp], c)
 		}
 	}
 	for _, r := range reviews {
-		for _, fp := range fingerprints(r.Body) {
+		if r.Author != me {
+			continue
+		}
+		for _, fp := range p.own(fingerprints(r.Body)) {
 			posted[fp] = true
 		}
 	}
@@ -108,7 +134,7 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		if f.Severity < finding.Warning {
 			continue
 		}
-		fp := f.Fingerprint()
+		fp := Fingerprint(f, p.Instance)
 		if current[fp] {
 			continue
 		}
@@ -119,10 +145,15 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		}
 		plan = append(plan, place(f, fp, diff))
 	}
-	nInline := 0
+	nInline, nFile := 0, 0
 	for i := range plan {
-		if plan[i].where == inline {
+		switch plan[i].where {
+		case inline:
 			if nInline++; nInline > MaxInlineComments {
+				plan[i].where = inBody
+			}
+		case fileLevel:
+			if nFile++; nFile > MaxFileComments {
 				plan[i].where = inBody
 			}
 		}
@@ -135,7 +166,7 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		if pl.where != fileLevel {
 			continue
 		}
-		if err := p.API.CreateFileComment(ctx, pr.Number, pr.HeadSHA, pl.path, CommentBody(pl.f, p.docsURL())); err != nil {
+		if err := p.API.CreateFileComment(ctx, pr.Number, pr.HeadSHA, pl.path, CommentBody(pl.f, pl.fp, p.docsURL())); err != nil {
 			if IsForbidden(err) {
 				return res, err
 			}
@@ -167,6 +198,19 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 	return res, nil
 }
 
+// own keeps the fingerprints of this instance: another crdguard job's comments are not its to
+// count or delete.
+func (p *Publisher) own(fps []string) []string {
+	tag := instanceTag(p.Instance)
+	var out []string
+	for _, fp := range fps {
+		if strings.HasSuffix(fp, tag) {
+			out = append(out, fp)
+		}
+	}
+	return out
+}
+
 // submit creates the review for the inline and body findings of the plan, if there are any.
 func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *ReviewResult) error {
 	var comments []Comment
@@ -175,7 +219,7 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 		switch plan[i].where {
 		case inline:
 			pl := &plan[i]
-			comments = append(comments, Comment{Path: pl.path, Line: pl.line, Side: pl.side, Body: CommentBody(pl.f, p.docsURL())})
+			comments = append(comments, Comment{Path: pl.path, Line: pl.line, Side: pl.side, Body: CommentBody(pl.f, pl.fp, p.docsURL())})
 		case inBody:
 			body = append(body, &plan[i])
 		}
@@ -183,7 +227,7 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 	if len(comments) == 0 && len(body) == 0 {
 		return nil
 	}
-	err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, len(comments), p.docsURL()), comments)
+	err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, len(comments), p.docsURL())+reviewMarker(pr, comments, body), comments)
 	if err == nil {
 		res.Inline, res.InBody = len(comments), len(body)
 		return nil
@@ -198,7 +242,7 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 			body = append(body, &plan[i])
 		}
 	}
-	if err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, 0, p.docsURL()), nil); err != nil {
+	if err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, 0, p.docsURL())+reviewMarker(pr, nil, body), nil); err != nil {
 		return err
 	}
 	res.InBody = len(body)
@@ -232,6 +276,20 @@ func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 		}
 	}
 	return pl
+}
+
+// reviewMarker identifies one review request, so that a review GitHub created before answering
+// 5xx is found instead of being posted twice.
+func reviewMarker(pr PR, comments []Comment, body []*planned) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", pr.HeadSHA)
+	for _, c := range comments {
+		fmt.Fprintf(h, "%s\x00", c.Body)
+	}
+	for _, pl := range body {
+		fmt.Fprintf(h, "%s\x00", pl.fp)
+	}
+	return "\n" + reviewLabel + hex.EncodeToString(h.Sum(nil)[:8]) + " -->"
 }
 
 // reviewBody introduces the review and lists the findings that have no inline comment, each

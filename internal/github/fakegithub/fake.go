@@ -35,6 +35,12 @@ type Comment struct {
 	InReplyTo   int64  `json:"in_reply_to_id,omitempty"`
 	SubjectType string `json:"subject_type,omitempty"`
 	ReviewID    int64  `json:"pull_request_review_id,omitempty"`
+	User        User   `json:"user"`
+}
+
+// User is the author of a comment or review.
+type User struct {
+	Login string `json:"login"`
 }
 
 // Review is a stored review.
@@ -43,6 +49,7 @@ type Review struct {
 	Body     string `json:"body"`
 	State    string `json:"state"`
 	CommitID string `json:"commit_id"`
+	User     User   `json:"user"`
 }
 
 // Annotation is a stored check run annotation.
@@ -108,6 +115,16 @@ type Server struct {
 	Commits map[string]bool
 	// Now is the clock of the rate-limit headers; time.Now when nil.
 	Now func() time.Time
+	// Login is who the token posts as (GITHUB_TOKEN: github-actions[bot]); it may delete only
+	// its own comments.
+	Login string
+	// PAT makes the token a personal one, which may ask GET /user; an installation token gets 403.
+	PAT bool
+	// Labels are the pull request's current labels (GET …/issues/{n}/labels); they differ from
+	// the event payload's when someone labelled the pull request after the event.
+	Labels []string
+	// LabelsStatus, when set, is the labels endpoint's answer instead.
+	LabelsStatus int
 
 	mu        sync.Mutex
 	nextID    int64
@@ -120,8 +137,11 @@ type Server struct {
 
 // New starts a fake server; it is closed when the test ends.
 func New(t testing.TB, token string) *Server {
-	s := &Server{Token: token, Files: map[string]*Lines{}, nextID: 1000}
+	s := &Server{Token: token, Files: map[string]*Lines{}, nextID: 1000, Login: "github-actions[bot]"}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /user", s.user)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{n}/labels", s.listLabels)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.listCheckRuns)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/comments", s.listComments)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/pulls/{n}/comments", s.createComment)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}/reviews", s.listReviews)
@@ -282,6 +302,46 @@ func paginate[T any](w http.ResponseWriter, r *http.Request, items []T) {
 	writeJSON(w, http.StatusOK, items[start:end])
 }
 
+func (s *Server) user(w http.ResponseWriter, _ *http.Request) {
+	if !s.PAT {
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration", nil)
+		return
+	}
+	writeJSON(w, http.StatusOK, User{Login: s.Login})
+}
+
+func (s *Server) listLabels(w http.ResponseWriter, r *http.Request) {
+	if s.LabelsStatus != 0 {
+		writeError(w, s.LabelsStatus, "injected failure", nil)
+		return
+	}
+	s.mu.Lock()
+	items := []map[string]string{}
+	for _, l := range s.Labels {
+		items = append(items, map[string]string{"name": l})
+	}
+	s.mu.Unlock()
+	paginate(w, r, items)
+}
+
+func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	out := []CheckRun{}
+	for _, cr := range s.CheckRuns {
+		if cr.HeadSHA == r.PathValue("ref") && (q.Get("check_name") == "" || q.Get("check_name") == cr.Name) &&
+			(q.Get("status") == "" || q.Get("status") == cr.Status) {
+			out = append(out, *cr)
+		}
+	}
+	s.mu.Unlock()
+	// Newest first, as GitHub lists them.
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(out), "check_runs": out})
+}
+
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	items := make([]Comment, len(s.Comments))
@@ -379,14 +439,14 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.nextID++
-	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED"}
+	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED", User: User{s.Login}}
 	if req.Event == "" {
 		rv.State, s.pending = "PENDING", true
 	}
 	s.Reviews = append(s.Reviews, rv)
 	for _, c := range req.Comments {
 		s.nextID++
-		s.Comments = append(s.Comments, &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, Side: c.Side, Body: c.Body, ReviewID: rv.ID, SubjectType: "line"})
+		s.Comments = append(s.Comments, &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, Side: c.Side, Body: c.Body, ReviewID: rv.ID, SubjectType: "line", User: User{s.Login}})
 	}
 	writeJSON(w, http.StatusOK, rv)
 }
@@ -411,7 +471,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"body is too long (maximum is 65536 characters)"})
 		return
 	}
-	c := &Comment{Path: req.Path, Body: req.Body, InReplyTo: req.InReplyTo}
+	c := &Comment{Path: req.Path, Body: req.Body, InReplyTo: req.InReplyTo, User: User{s.Login}}
 	switch {
 	case req.InReplyTo != 0:
 	case req.SubjectType == "file":
@@ -433,10 +493,13 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, c)
 }
 
-// AddComment stores a comment as if posted earlier.
+// AddComment stores a comment as if posted earlier; without an author, by the token's identity.
 func (s *Server) AddComment(c Comment) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if c.User.Login == "" {
+		c.User.Login = s.Login
+	}
 	s.nextID++
 	c.ID = s.nextID
 	s.Comments = append(s.Comments, &c)
@@ -447,7 +510,7 @@ func (s *Server) Reply(to int64, body string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nextID++
-	s.Comments = append(s.Comments, &Comment{ID: s.nextID, Body: body, InReplyTo: to})
+	s.Comments = append(s.Comments, &Comment{ID: s.nextID, Body: body, InReplyTo: to, User: User{"octocat"}})
 }
 
 func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
@@ -455,6 +518,10 @@ func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, c := range s.Comments {
+		if c.ID == id && c.User.Login != s.Login {
+			writeError(w, http.StatusForbidden, "You can only delete your own comments", nil)
+			return
+		}
 		if c.ID == id {
 			s.Comments = append(s.Comments[:i], s.Comments[i+1:]...)
 			w.WriteHeader(http.StatusNoContent)

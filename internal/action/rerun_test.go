@@ -1,0 +1,71 @@
+package action
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/github/fakegithub"
+)
+
+// GitHub sometimes applies a create request and still answers 502: the check run and the review
+// are looked for before being sent again, so there is one of each.
+func TestAppliedThen502MakesNoDuplicates(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.srv.Inject = []fakegithub.Failure{
+		{Status: 502, Applied: true}, // the check run is created, the answer lost
+		{Status: 502, Applied: true}, // the review too
+	}
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if len(pr.srv.CheckRuns) != 1 || len(pr.srv.Reviews) != 1 || len(pr.srv.Comments) != 2 {
+		t.Fatalf("%d check runs, %d reviews, %d comments\n%s", len(pr.srv.CheckRuns), len(pr.srv.Reviews), len(pr.srv.Comments), out)
+	}
+	if cr := pr.completed(pr.head); cr.Conclusion != "failure" || len(cr.Annotations) != 2 {
+		t.Fatalf("check run %+v", cr)
+	}
+}
+
+// Two crdguard jobs on one pull request (distinct check names, e.g. two CRD folders) keep their
+// own comments: fixing what one reports deletes its comments only, and a person's comment that
+// quotes a crdguard comment (marker included) is neither "already posted" nor deleted.
+func TestInstancesKeepTheirOwnComments(t *testing.T) {
+	pr := newPullRequest(t)
+	run := func(name, paths string, wantCode int) {
+		t.Helper()
+		pr.env["INPUT_CHECK-NAME"], pr.env["INPUT_PATHS"] = name, paths
+		code, out := pr.run()
+		if code != wantCode {
+			t.Fatalf("%s: exit %d\n%s", name, code, out)
+		}
+		pr.completed(pr.head)
+	}
+	run("crdguard (operator)", "", ExitFindings)
+	// Someone quotes the first comment in their own, marker and all.
+	pr.srv.AddComment(fakegithub.Comment{Path: "config/crd/widgets.yaml", Line: 29, Side: "RIGHT", SubjectType: "line",
+		Body: "> " + pr.srv.Comments[0].Body, User: fakegithub.User{Login: "octocat"}})
+	run("crdguard (charts)", "", ExitFindings)
+	if got := commentsBy(pr.srv); got != "github-actions[bot]:4 octocat:1" {
+		t.Fatalf("after both instances: %s", got)
+	}
+	// The operator instance no longer sees the CRD: its two comments go, the others stay.
+	run("crdguard (operator)", "docs/**", ExitOK)
+	if got := commentsBy(pr.srv); got != "github-actions[bot]:2 octocat:1" {
+		t.Fatalf("after the operator instance's fix: %s", got)
+	}
+}
+
+func commentsBy(srv *fakegithub.Server) string {
+	n := map[string]int{}
+	for _, c := range srv.Comments {
+		n[c.User.Login]++
+	}
+	var out []string
+	for who, k := range n {
+		out = append(out, who+":"+itoa(k))
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
