@@ -65,7 +65,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	opts := check.GitOptions{
 		WorkingTree: !headGiven, // "before you push": uncommitted edits count
 		Base:        *base, Head: *head, Baselines: append(append([]string{}, cfg.Baselines...), baselines...), Filter: filter,
-		Samples: cfg.Samples,
+		Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 	}
 	if *useCluster {
 		opts.Cluster = func(names []string) (*source.Tree, error) { return readClusterCRDs(*cluster, names) }

@@ -219,7 +219,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.finish(cfg, check.Trees(old, new, rules.Options{}), nil)
+	return c.finish(cfg, check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()}), nil)
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

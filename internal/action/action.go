@@ -316,7 +316,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	r.startCheck(ctx, r.target.head)
 	pub := r.pub
 	res, err := check.Git(repo, check.GitOptions{
-		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples,
+		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
 	})
 	if err != nil {

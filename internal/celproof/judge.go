@@ -19,9 +19,11 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/model"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
@@ -552,3 +554,49 @@ func fieldPath(steps []Step) string {
 func (v Verdict) String() string {
 	return [...]string{"undecided", "equivalent", "looser", "implied", "witness"}[v]
 }
+
+// Introduced checks a new or changed rule against the CEL environment of an older Kubernetes
+// minor (1.N): when that version cannot compile it, it returns the function or macro the error
+// names and the first minor, up to the one crdguard links, whose environment compiles it.
+func (j *Judge) Introduced(steps []Step, r apiextv1.ValidationRule, minor uint) (fn, since string, tooNew bool) {
+	if j.err != nil {
+		return "", "", false
+	}
+	node := walk(j.newRoot, steps)
+	if node == nil {
+		return "", "", false
+	}
+	isRoot := len(steps) == 0 || node.XEmbeddedResource
+	s := node.DeepCopy()
+	validation.ClearRules(s)
+	r.MessageExpression = "" // judged as the rule's own expression only
+	s.XValidations = apiextv1.ValidationRules{r}
+	decl := model.SchemaDeclType(s, isRoot)
+	compileAt := func(m uint) string {
+		res, err := cel.Compile(s, decl, celconfig.PerCallLimit, environment.MustBaseEnvSet(version.MajorMinor(1, m)), cel.NewExpressionsEnvLoader())
+		switch {
+		case err != nil:
+			return err.Error()
+		case len(res) == 1 && res[0].Error != nil:
+			return res[0].Error.Detail
+		}
+		return ""
+	}
+	msg := compileAt(minor)
+	if msg == "" {
+		return "", "", false
+	}
+	latest := environment.DefaultCompatibilityVersion().Minor() + 1
+	for m := minor + 1; m <= latest; m++ {
+		if compileAt(m) == "" {
+			if sub := undeclaredRE.FindStringSubmatch(msg); sub != nil {
+				fn = sub[1]
+			}
+			return fn, fmt.Sprintf("1.%d", m), true
+		}
+	}
+	return "", "", false // no version compiles it: the API server's own validation says why
+}
+
+// undeclaredRE finds what an older CEL environment does not know in its compile error.
+var undeclaredRE = regexp.MustCompile(`(?:undeclared reference to|found no matching overload for|unsupported macro|undefined field) '([^']+)'`)

@@ -29,6 +29,9 @@ type GitOptions struct {
 	// Cluster, when set, reads the installed CRDs of these names (kube://); they are compared
 	// with head like a baseline named "cluster", and their status.storedVersions count as stored.
 	Cluster func(names []string) (*source.Tree, error)
+	// KubernetesVersion is the minor of the oldest Kubernetes the CRDs must install on (see
+	// rules.Options).
+	KubernetesVersion uint
 }
 
 // GitResult is a comparison of two commits.
@@ -125,7 +128,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			stored[c.Name] = append(stored[c.Name], c.Object.Status.StoredVersions...)
 		}
 	}
-	opts := rules.Options{StoredVersions: stored}
+	opts := rules.Options{StoredVersions: stored, KubernetesVersion: o.KubernetesVersion}
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
 		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String()}
 	if mb.Hash != base.Hash {

@@ -35,8 +35,15 @@ func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 		new.KeepObjects = true
 		new.AddFile(filepath.ToSlash(filepath.Join(dir, "samples.yaml")), data, false)
 	}
-	res := Trees(old, new, rules.Options{})
-	out := policy.Default().Apply(res.Findings)
+	// A case may carry its .crdguard.yaml as config.yaml.
+	cfg := policy.Default()
+	if _, err := os.Stat(filepath.Join(dir, "config.yaml")); err == nil {
+		if cfg, err = policy.Load(filepath.Join(dir, "config.yaml")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	out := cfg.Apply(res.Findings)
 	prefix := filepath.ToSlash(dir) + "/"
 	for i := range out.Findings {
 		out.Findings[i].Location.File = strings.TrimPrefix(out.Findings[i].Location.File, prefix)

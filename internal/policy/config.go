@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -44,9 +46,19 @@ type Config struct {
 	AcknowledgeLabel string `yaml:"acknowledgeLabel"`
 	// Ignore drops matching findings; every entry needs a reason.
 	Ignore []Ignore `yaml:"ignore"`
+	// KubernetesVersion is the oldest Kubernetes (1.N) the CRDs must install on: new and
+	// changed CEL rules are compiled with that version's CEL libraries. Empty: the libraries of
+	// the API server crdguard links.
+	KubernetesVersion string `yaml:"kubernetesVersion"`
 
-	severities map[string]severityOverride
+	severities      map[string]severityOverride
+	kubernetesMinor uint
 }
+
+var minorRE = regexp.MustCompile(`^v?1\.(\d{1,3})(?:\.\d+)?$`)
+
+// KubernetesMinor is N of kubernetesVersion 1.N, or 0 when it is not set.
+func (c *Config) KubernetesMinor() uint { return c.kubernetesMinor }
 
 // Ignore matches findings to drop; an empty field matches anything.
 type Ignore struct {
@@ -154,6 +166,17 @@ func (c *Config) validate() error {
 		if ig == (Ignore{Reason: ig.Reason}) {
 			return fmt.Errorf("ignore[%d]: matches every finding; name a crd, version, path or rule", i)
 		}
+	}
+	if c.KubernetesVersion != "" {
+		m := minorRE.FindStringSubmatch(c.KubernetesVersion)
+		if m == nil {
+			return fmt.Errorf("kubernetesVersion: %q is not a Kubernetes minor version such as \"1.30\"", c.KubernetesVersion)
+		}
+		minor, _ := strconv.Atoi(m[1])
+		if minor < 25 {
+			return fmt.Errorf("kubernetesVersion: %q predates CEL validation rules (Kubernetes 1.25); use 1.25 or later", c.KubernetesVersion)
+		}
+		c.kubernetesMinor = uint(minor)
 	}
 	if c.AcknowledgeLabel == "" {
 		c.AcknowledgeLabel = "crd-breaking-change-approved"

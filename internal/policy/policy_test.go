@@ -21,6 +21,8 @@ func TestParseErrors(t *testing.T) {
 		{"ignore everything", "ignore:\n  - {reason: because}\n", `matches every finding`},
 		{"unknown ignore key", "ignore:\n  - {rul: field-removed, reason: x}\n", `field rul not found`},
 		{"not yaml", "mode: [\n", `did not find expected`},
+		{"kubernetesVersion not a minor", "kubernetesVersion: latest\n", `kubernetesVersion: "latest" is not a Kubernetes minor version such as "1.30"`},
+		{"kubernetesVersion before CEL", "kubernetesVersion: \"1.20\"\n", `predates CEL validation rules`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))
@@ -28,6 +30,24 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("Parse error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestKubernetesVersion(t *testing.T) {
+	for _, tc := range []struct {
+		yaml  string
+		minor uint
+	}{{"", 0}, {`kubernetesVersion: "1.30"`, 30}, {"kubernetesVersion: v1.33.2", 33}, {"kubernetesVersion: 1.9", 0}} {
+		c, err := Parse([]byte(tc.yaml))
+		if tc.minor == 0 && tc.yaml != "" {
+			if err == nil {
+				t.Errorf("%q: accepted as 1.%d", tc.yaml, c.KubernetesMinor())
+			}
+			continue
+		}
+		if err != nil || c.KubernetesMinor() != tc.minor {
+			t.Errorf("%q: minor %v (%v), want %d", tc.yaml, c, err, tc.minor)
+		}
 	}
 }
 

@@ -111,6 +111,7 @@ func checkValidations(n *node) {
 }
 
 func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
+	n.checkLibraries(w)
 	what := fmt.Sprintf("validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
 	res := n.judgeRule(&o, w)
 	switch res.Verdict {
@@ -127,6 +128,7 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 }
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
+	n.checkLibraries(w)
 	res := n.judgeRule(nil, w)
 	if res.Verdict.Safe() {
 		n.emit(validationRuleImplied, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
@@ -135,6 +137,26 @@ func (n *node) ruleAdded(w apiextv1.ValidationRule) {
 	f := n.emit(validationRuleAdded, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
 	f.Example = example(res)
+}
+
+// checkLibraries reports a new or changed rule that the CEL environment of the configured
+// kubernetesVersion cannot compile, naming what it lacks and the version that introduced it.
+func (n *node) checkLibraries(w apiextv1.ValidationRule) {
+	minor := n.e.opts.KubernetesVersion
+	steps, ok := n.steps()
+	if minor == 0 || !ok {
+		return
+	}
+	fn, since, tooNew := n.e.judge(n.version).Introduced(steps, w, minor)
+	if !tooNew {
+		return
+	}
+	what := "what it uses"
+	if fn != "" {
+		what = fn
+	}
+	n.e.add(invalidCRD, "", "", finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule,
+		fmt.Sprintf("rule %q of %s (version %s) uses %s, which Kubernetes %s introduced; kubernetesVersion is 1.%d", w.Rule, n.path, n.version, what, since, minor))
 }
 
 // judgeRule evaluates a new or changed rule against the old schema (celproof); a rule in a

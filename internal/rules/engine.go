@@ -13,11 +13,15 @@ type Options struct {
 	// StoredVersions are, by CRD name, versions that count as stored although the old CRD does
 	// not say so: the storage versions of baselines, or a live cluster's status.storedVersions.
 	StoredVersions map[string][]string
+	// KubernetesVersion is the minor (1.N) of the oldest Kubernetes the CRDs must install on;
+	// new and changed CEL rules that its CEL environment cannot compile are invalid-crd. Zero:
+	// judged by the environment of the API server crdguard links.
+	KubernetesVersion uint
 }
 
 // Compare classifies every difference between the two sides of a pair.
 func Compare(p crd.Pair, opts Options) []finding.Finding {
-	e := &emitter{pair: p}
+	e := &emitter{pair: p, opts: opts}
 	switch {
 	case p.Old == nil && p.New == nil:
 		return nil
@@ -39,6 +43,7 @@ type emitter struct {
 	pair   crd.Pair
 	out    []finding.Finding
 	judges map[string]*celproof.Judge
+	opts   Options
 }
 
 // doc returns the document on one side.
