@@ -53,6 +53,8 @@ type Options struct {
 	Transport http.RoundTripper
 	// Sleep waits between retries (github.RealSleep when nil).
 	Sleep github.Sleeper
+	// Now is the clock retries and the spacing of writes read (time.Now when nil).
+	Now func() time.Time
 }
 
 // inputs are the action.yml inputs.
@@ -397,9 +399,13 @@ func (r *run) startCheck(ctx context.Context, sha string) {
 func (r *run) newPublisher() *github.Publisher {
 	getenv := r.o.Getenv
 	apiURL := orDefault(getenv("GITHUB_API_URL"), "https://api.github.com")
+	pacer := &github.Pacer{} // writes a second apart, whichever client sends them
 	client := func(budget time.Duration) (*github.REST, error) {
 		t := github.NewRetrying(r.o.Transport, r.o.Sleep)
-		t.Budget = budget
+		t.Budget, t.Pacer = budget, pacer
+		if r.o.Now != nil {
+			t.Now = r.o.Now
+		}
 		api, err := github.NewREST(apiURL, getenv("GITHUB_REPOSITORY"), r.in.token, &http.Client{Transport: t})
 		if err == nil {
 			api.Sleep = t.Sleep

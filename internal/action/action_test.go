@@ -96,10 +96,17 @@ func (pr *pullRequest) run() (int, string) {
 		pr.t.Fatal(err)
 	}
 	var out bytes.Buffer
+	clock := time.Now()
 	code := Run(context.Background(), Options{
 		Getenv: func(k string) string { return pr.env[k] },
 		Stdout: &out,
-		Sleep:  func(_ context.Context, d time.Duration) error { pr.waits = append(pr.waits, d); return nil },
+		// Waiting moves the clock: the spacing of writes is exact.
+		Sleep: func(_ context.Context, d time.Duration) error {
+			pr.waits = append(pr.waits, d)
+			clock = clock.Add(d)
+			return nil
+		},
+		Now: func() time.Time { return clock },
 	})
 	// The token may only appear in the ::add-mask:: command that tells the runner to hide it.
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -239,8 +246,11 @@ func TestRateLimitsAndRefusedReview(t *testing.T) {
 	if len(pr.srv.Reviews) != 1 || len(pr.srv.Comments) != 0 {
 		t.Fatalf("%d reviews, %d comments", len(pr.srv.Reviews), len(pr.srv.Comments))
 	}
-	if want := []time.Duration{2 * time.Second, 60 * time.Second, time.Second}; !slices.Equal(pr.waits, want) {
-		t.Errorf("waited %v, want %v (Retry-After, a plain 429, backoff after the 502)", pr.waits, want)
+	// Retry-After, a plain 429, a second before the review (writes are spaced), a second before
+	// its body-only form, a second of backoff after the 502 (the review was looked for first; the
+	// backoff already spaced the resend), a second before completing the check run.
+	if want := []time.Duration{2 * time.Second, 60 * time.Second, time.Second, time.Second, time.Second, time.Second}; !slices.Equal(pr.waits, want) {
+		t.Errorf("waited %v, want %v", pr.waits, want)
 	}
 	body := pr.srv.Reviews[0].Body
 	if !strings.Contains(body, "field-removed") || !strings.Contains(body, "max-decreased") {

@@ -355,3 +355,32 @@ func TestReviewVolume(t *testing.T) {
 		t.Fatalf("review body:\n%s", body)
 	}
 }
+
+// As GitHub asks: a secondary limit without Retry-After waits a minute, then twice as long; writes
+// go a second apart, on the clock the waits move.
+func TestSecondaryBackoffAndWriteSpacing(t *testing.T) {
+	srv := fakegithub.New(t, token)
+	s := &sleeps{}
+	clock := time.Now()
+	tr := NewRetrying(nil, func(ctx context.Context, d time.Duration) error { clock = clock.Add(d); return s.sleep(ctx, d) })
+	tr.Now, tr.Pacer = func() time.Time { return clock }, &Pacer{}
+	api, err := NewREST(srv.URL, "octo/widgets", token, &http.Client{Transport: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Inject = []fakegithub.Failure{{Status: http.StatusForbidden, Secondary: true}, {Status: http.StatusForbidden, Secondary: true}}
+	id, err := api.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("d", 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := api.UpdateCheckRun(context.Background(), id, "crdguard", "", CheckOutput{Title: "t", Summary: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(3 * time.Second) // time spent comparing: no wait needed
+	if err := api.UpdateCheckRun(context.Background(), id, "crdguard", Success, CheckOutput{Title: "t", Summary: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{60 * time.Second, 120 * time.Second, time.Second}; fmt.Sprint(s.got) != fmt.Sprint(want) {
+		t.Fatalf("waits %v, want %v", s.got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -47,6 +48,8 @@ type Retrying struct {
 	Next  http.RoundTripper
 	Sleep Sleeper
 	Now   func() time.Time
+	// Pacer spaces writes; shared by the clients of one run. Nil: no spacing.
+	Pacer *Pacer
 	// Budget bounds Waited; MaxTotalWait when zero.
 	Budget time.Duration
 	// Waited is the total time spent waiting, for the log.
@@ -75,16 +78,24 @@ func (r *Retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	backoff := time.Second
+	backoff, secondary := time.Second, 0
 	for attempt := 1; ; attempt++ {
 		if body != nil {
 			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if err := r.pace(req); err != nil {
+			return nil, err
 		}
 		resp, err := r.Next.RoundTrip(req)
 		if err != nil {
 			return nil, err
 		}
-		wait, retry := r.classify(req, resp, backoff)
+		wait, retry, secondaryNoHint := r.classify(req, resp, backoff)
+		if secondaryNoHint {
+			// No Retry-After: at least a minute, then exponentially longer.
+			wait = secondaryDefaultWait * time.Duration(1<<secondary)
+			secondary++
+		}
 		if !retry || attempt == MaxAttempts || r.Waited+wait > r.budget() {
 			return resp, nil
 		}
@@ -97,6 +108,33 @@ func (r *Retrying) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// MinWriteGap is GitHub's advice for content-creating requests: one at a time, a second apart.
+const MinWriteGap = time.Second
+
+// Pacer remembers when the last write was sent.
+type Pacer struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// pace waits until a write is at least MinWriteGap after the previous one.
+func (r *Retrying) pace(req *http.Request) error {
+	if r.Pacer == nil || req.Method == http.MethodGet || req.Method == http.MethodHead {
+		return nil
+	}
+	r.Pacer.mu.Lock()
+	defer r.Pacer.mu.Unlock()
+	if !r.Pacer.last.IsZero() {
+		if gap := r.Pacer.last.Add(MinWriteGap).Sub(r.Now()); gap > 0 {
+			if err := r.Sleep(req.Context(), gap); err != nil {
+				return err
+			}
+		}
+	}
+	r.Pacer.last = r.Now()
+	return nil
+}
+
 func (r *Retrying) budget() time.Duration {
 	if r.Budget == 0 {
 		return MaxTotalWait
@@ -104,25 +142,26 @@ func (r *Retrying) budget() time.Duration {
 	return r.Budget
 }
 
-// classify says whether to retry a response and after how long.
-func (r *Retrying) classify(req *http.Request, resp *http.Response, backoff time.Duration) (time.Duration, bool) {
+// classify says whether to retry a response and after how long; secondaryNoHint marks a
+// secondary limit without Retry-After, whose waits grow.
+func (r *Retrying) classify(req *http.Request, resp *http.Response, backoff time.Duration) (wait time.Duration, retry, secondaryNoHint bool) {
 	switch {
 	case resp.StatusCode >= 500 && req.Method == http.MethodPost:
 		// GitHub may have applied it: the API looks for what it created before sending again.
-		return 0, false
+		return 0, false, false
 	case resp.StatusCode >= 500:
-		return backoff, true
+		return backoff, true, false
 	case resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests:
-		return 0, false
+		return 0, false, false
 	}
 	if s := resp.Header.Get("Retry-After"); s != "" {
 		if secs, err := strconv.Atoi(s); err == nil && secs >= 0 {
-			return time.Duration(secs) * time.Second, true
+			return time.Duration(secs) * time.Second, true, false
 		}
 	}
 	if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
 		if reset, err := strconv.ParseInt(resp.Header.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
-			return max(time.Unix(reset, 0).Sub(r.Now()), 0) + time.Second, true
+			return max(time.Unix(reset, 0).Sub(r.Now()), 0) + time.Second, true, false
 		}
 	}
 	// The body tells a secondary rate limit from a plain permission error; keep it readable.
@@ -130,12 +169,12 @@ func (r *Retrying) classify(req *http.Request, resp *http.Response, backoff time
 	resp.Body.Close()
 	resp.Body = io.NopCloser(bytes.NewReader(b))
 	if strings.Contains(string(b), "secondary-rate-limits") || strings.Contains(string(b), "secondary rate limit") {
-		return secondaryDefaultWait, true
+		return secondaryDefaultWait, true, true
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return secondaryDefaultWait, true
+		return secondaryDefaultWait, true, true
 	}
-	return 0, false
+	return 0, false, false
 }
 
 func drain(resp *http.Response) {
