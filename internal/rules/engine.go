@@ -17,6 +17,9 @@ type Options struct {
 	// new and changed CEL rules that its CEL environment cannot compile are invalid-crd. Zero:
 	// judged by the environment of the API server crdguard links.
 	KubernetesVersion uint
+	// DeprecatedSince says, by CRD name and version, since which release or commit a version has
+	// been deprecated, when the history was read (git mode).
+	DeprecatedSince map[string]map[string]string
 }
 
 // Compare classifies every difference between the two sides of a pair.

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 
@@ -22,9 +23,9 @@ var (
 	}
 	servedVersionRemoved = &Rule{
 		ID: "served-version-removed", Severity: finding.Error, Level: VersionLevel,
-		Summary: "A served version was removed or set served: false (warning when it was deprecated).",
+		Summary: "A served version was removed or set served: false (also when it was deprecated).",
 		Advice:  "clients, manifests and controllers that use this version get 404s; deprecate it first and stop serving it in a later release",
-		Doc:     "Every client, GitOps manifest and controller that reads or writes this apiVersion fails once it is no longer served. Mark the version deprecated: true (with a deprecationWarning) for at least one release so users see warnings, then stop serving it. When the version was already deprecated in base, the finding is a warning.",
+		Doc:     "Every client, GitOps manifest and controller that reads or writes this apiVersion fails once it is no longer served. Mark the version deprecated: true (with a deprecationWarning) for at least one release so users see warnings, then stop serving it. Deprecation is how a removal is announced, not what makes it safe: clusters whose manifests still use the version break all the same, so the finding stays an error and its message says since when the version was deprecated (the release or commit where it became deprecated in git mode, else 'in base'). Acknowledge a planned removal with the acknowledgement label.",
 	}
 	versionRemoved = &Rule{
 		ID: "version-removed", Severity: finding.Info, Level: VersionLevel,
@@ -103,11 +104,11 @@ func compareVersions(e *emitter, opts Options) {
 		case nv == nil && stored[ov.Name]:
 			e.version(storedVersionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s was removed but objects may be stored in it", ov.Name)
 		case nv == nil && ov.Served:
-			servedRemoved(e, ov, finding.Base, at, "version %s was removed", ov.Name)
+			servedRemoved(e, opts, ov, finding.Base, at, "version %s was removed", ov.Name)
 		case nv == nil:
 			e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored) was removed", ov.Name)
 		default:
-			compareVersion(e, ov, nv)
+			compareVersion(e, opts, ov, nv)
 		}
 	}
 	for i := range w.Spec.Versions {
@@ -122,18 +123,27 @@ func compareVersions(e *emitter, opts Options) {
 	compareConversion(e)
 }
 
-func servedRemoved(e *emitter, ov *apiextv1.CustomResourceDefinitionVersion, side finding.Side, at crd.Path, format string, args ...any) {
+func servedRemoved(e *emitter, opts Options, ov *apiextv1.CustomResourceDefinitionVersion, side finding.Side, at crd.Path, format string, args ...any) {
 	f := e.version(servedVersionRemoved, ov.Name, side, at, true, false, format, args...)
-	if ov.Deprecated {
-		f.Severity = finding.Warning
-		f.Message += " (it was already deprecated)"
+	if !ov.Deprecated {
+		return
 	}
+	// Deprecation announces a removal; it does not make clients stop using the version.
+	since := "in base"
+	if when := opts.DeprecatedSince[e.pair.Name()][ov.Name]; when != "" {
+		since = "since " + when
+	}
+	warning := ""
+	if ov.DeprecationWarning != nil && *ov.DeprecationWarning != "" {
+		warning = fmt.Sprintf(", warning %q", *ov.DeprecationWarning)
+	}
+	f.Message = fmt.Sprintf(format, args...) + fmt.Sprintf(" (deprecated %s%s): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)", since, warning)
 }
 
-func compareVersion(e *emitter, ov, nv *apiextv1.CustomResourceDefinitionVersion) {
+func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDefinitionVersion) {
 	name := ov.Name
 	if ov.Served && !nv.Served {
-		servedRemoved(e, ov, finding.Head, e.pair.New.VersionPath(name).Join("served"), "version %s is no longer served", name)
+		servedRemoved(e, opts, ov, finding.Head, e.pair.New.VersionPath(name).Join("served"), "version %s is no longer served", name)
 	}
 	compareSubresources(e, name, ov.Subresources, nv.Subresources)
 	if !reflect.DeepEqual(ov.AdditionalPrinterColumns, nv.AdditionalPrinterColumns) {
