@@ -41,7 +41,7 @@ func TestExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"breaking example", []string{"diff", example + "old.yaml", example + "new.yaml"}, 1, "field-removed .spec.legacyName", ""},
-		{"flags after arguments", []string{"diff", example + "old.yaml", example + "new.yaml", "--fail-on", "never"}, 0, "4 errors", ""},
+		{"flags after arguments", []string{"diff", example + "old.yaml", example + "new.yaml", "--fail-on", "never"}, 0, "5 errors", ""},
 		{"description only", []string{"diff", rules + "description-changed/basic/old.yaml", rules + "description-changed/basic/new.yaml"}, 0, "0 errors, 0 warnings, 1 info", ""},
 		{"warning does not fail by default", []string{"diff", rules + "map-type-changed/basic/old.yaml", rules + "map-type-changed/basic/new.yaml"}, 0, "map-type-changed", ""},
 		{"fail on warning", []string{"diff", "--fail-on", "warning", rules + "map-type-changed/basic/old.yaml", rules + "map-type-changed/basic/new.yaml"}, 1, "map-type-changed", ""},
@@ -93,7 +93,7 @@ func TestJSONOutputContract(t *testing.T) {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Summary["crds"] != 1 || doc.Summary["error"] != 4 || doc.Summary["warning"] != 2 || doc.Summary["info"] != 2 {
+	if doc.Summary["crds"] != 1 || doc.Summary["error"] != 5 || doc.Summary["warning"] != 1 || doc.Summary["info"] != 2 {
 		t.Fatalf("summary %v", doc.Summary)
 	}
 	for _, f := range doc.Findings {
