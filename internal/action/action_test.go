@@ -32,6 +32,8 @@ type pullRequest struct {
 	env        map[string]string
 	labels     []string
 	waits      []time.Duration
+	// getenv, when set, replaces reading env (to watch what the action reads).
+	getenv func(string) string
 }
 
 func newPullRequest(t *testing.T) *pullRequest {
@@ -97,8 +99,12 @@ func (pr *pullRequest) run() (int, string) {
 	}
 	var out bytes.Buffer
 	clock := time.Now()
+	getenv := pr.getenv
+	if getenv == nil {
+		getenv = func(k string) string { return pr.env[k] }
+	}
 	code := Run(context.Background(), Options{
-		Getenv: func(k string) string { return pr.env[k] },
+		Getenv: getenv,
 		Stdout: &out,
 		// Waiting moves the clock: the spacing of writes is exact.
 		Sleep: func(_ context.Context, d time.Duration) error {
