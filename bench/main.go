@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/crdify/pkg/runner"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/rules"
@@ -143,6 +144,7 @@ func print(title string, tools []tool, rs []measure) {
 }
 
 func run(t tool, pairs []pair, times int) (measure, error) {
+	celproof.ForgetCompiled() // every measured run starts cold: no programs from earlier runs
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)

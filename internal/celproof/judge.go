@@ -113,6 +113,9 @@ type Judge struct {
 	err      error
 	programs map[string]*nodeProgram
 	parsed   map[string]*celast.AST
+	// named is the version examples are written for; version is the one validated (the same,
+	// unless the judge is shared by versions with the same schemas).
+	named string
 }
 
 // parse parses a rule once per judge, with the API server's stored-expressions environment.
@@ -139,7 +142,16 @@ func NewJudge(old, new *crd.CRD, version string) *Judge {
 	if j.err == nil {
 		j.oldRoot, j.newRoot = j.versions[0].Structural, j.versions[1].Structural
 	}
+	j.named = version
 	return j
+}
+
+// As is the judge for another version whose schemas, old and new, are this one's: it shares
+// everything compiled, and names that version in its examples.
+func (j *Judge) As(version string) *Judge {
+	c := *j
+	c.named = version
+	return &c
 }
 
 var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
@@ -383,6 +395,9 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 // compiled holds every node program compiled in this process, by content.
 var compiled sync.Map
 
+// ForgetCompiled drops the programs compiled so far, so that a benchmark's runs start cold.
+func ForgetCompiled() { compiled.Clear() }
+
 func marker(i int) string { return fmt.Sprintf("crdguard-rule-%d.", i) }
 
 var markerRE = regexp.MustCompile(`crdguard-rule-(\d+)\.`)
@@ -447,6 +462,11 @@ func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
 	at := fieldPath(steps)
 	for _, e := range errs {
 		if at == "" || e.Field == at || strings.HasPrefix(e.Field, at+".") || strings.HasPrefix(e.Field, at+"[") {
+			for _, o := range []map[string]any{obj, stored} {
+				if o != nil {
+					o["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
+				}
+			}
 			return obj, stored
 		}
 	}

@@ -198,11 +198,29 @@ func (e *emitter) judge(version string) *celproof.Judge {
 		e.judges = map[string]*celproof.Judge{}
 	}
 	j, ok := e.judges[version]
-	if !ok {
-		j = celproof.NewJudge(e.pair.Old, e.pair.New, version)
-		e.judges[version] = j
+	if ok {
+		return j
 	}
+	// Versions served from the same types (Gateway API's v1 and v1beta1) share one judge.
+	o, w := versionSchema(e.pair.Old, version), versionSchema(e.pair.New, version)
+	for _, v := range e.pair.New.Object.Spec.Versions {
+		if other, ok := e.judges[v.Name]; ok && reflect.DeepEqual(versionSchema(e.pair.Old, v.Name), o) && reflect.DeepEqual(versionSchema(e.pair.New, v.Name), w) {
+			j = other.As(version)
+			e.judges[version] = j
+			return j
+		}
+	}
+	j = celproof.NewJudge(e.pair.Old, e.pair.New, version)
+	e.judges[version] = j
 	return j
+}
+
+// versionSchema is the openAPIV3Schema of a version of a CRD, or nil.
+func versionSchema(c *crd.CRD, version string) *apiextv1.JSONSchemaProps {
+	if v := findVersion(c.Object, version); v != nil {
+		return schemaOf(v)
+	}
+	return nil
 }
 
 // proven says how a safe verdict was reached.

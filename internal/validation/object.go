@@ -45,9 +45,14 @@ type Version struct {
 	openAPI *apiextensions.JSONSchemaProps
 	// Structural is the structural schema the server derives.
 	Structural *structuralschema.Structural
-	// reaching are the validators built by Reaching, by the rule-carrying nodes they keep.
+	// reaching are the validators built by Reaching, by the rule-carrying nodes they keep;
+	// full replaces them once building them costs more than compiling every rule once.
 	reaching map[string]*Schema
+	full     *Schema
 }
+
+// maxReaching is how many partial validators a Version builds before it compiles them all.
+const maxReaching = 2
 
 // NewVersion converts a version of a CRD; a version without a structural schema is an error.
 func NewVersion(c *crd.CRD, version string) (*Version, error) {
@@ -70,10 +75,18 @@ func NewVersion(c *crd.CRD, version string) (*Version, error) {
 // schema nodes obj does not reach are left out — they would never run — so that checking one
 // object does not compile every rule of a large CRD. Everything else is the full validator.
 func (v *Version) Reaching(obj map[string]any) (*Schema, error) {
+	if v.full != nil {
+		return v.full, nil
+	}
 	var key strings.Builder
 	reachedRules(v.Structural, []any{obj}, ".", &key)
 	if s, ok := v.reaching[key.String()]; ok {
 		return s, nil
+	}
+	if len(v.reaching) >= maxReaching {
+		full, err := v.schema(v.Structural)
+		v.full = full
+		return full, err
 	}
 	s, err := v.schema(reach(v.Structural, []any{obj}))
 	if err != nil {
