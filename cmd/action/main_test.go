@@ -52,7 +52,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"diff", "--colour", example + "old.yaml", example + "new.yaml"}, 2, "", "flag provided but not defined: -colour"},
 		{"bad fail-on", []string{"diff", "--fail-on", "sometimes", example + "old.yaml", example + "new.yaml"}, 2, "", `--fail-on: "sometimes" is not allowed`},
 		{"bad format", []string{"diff", "--format", "xml", example + "old.yaml", example + "new.yaml"}, 2, "", `unknown format "xml"`},
-		{"unknown config key", []string{"diff", "--config", badConfig, example + "old.yaml", example + "new.yaml"}, 2, "", "field failmode not found"},
+		{"unknown config key", []string{"diff", "--config", badConfig, example + "old.yaml", example + "new.yaml"}, 2, "", ": line 1: unknown key failmode (did you mean failMode?)"},
 		{"unknown rule in config", []string{"diff", "--config", unknownRule, example + "old.yaml", example + "new.yaml"}, 2, "", `unknown rule ID "no-such-rule"`},
 		{"missing config", []string{"diff", "--config", filepath.Join(dir, "none.yaml"), example + "old.yaml", example + "new.yaml"}, 2, "", "none.yaml"},
 		{"unknown command", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},

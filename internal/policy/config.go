@@ -18,6 +18,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
 )
 
 // DefaultFile is the configuration file looked for at the repository root.
@@ -53,6 +54,7 @@ type Config struct {
 
 	severities      map[string]severityOverride
 	kubernetesMinor uint
+	lines           map[string]int // line of each key and list item, for errors
 }
 
 var minorRE = regexp.MustCompile(`^v?1\.(\d{1,3})(?:\.\d+)?$`)
@@ -90,6 +92,10 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("reading config %s: %w", path, err)
 	}
 	c, err := Parse(data)
+	var le *LineError
+	if errors.As(err, &le) {
+		return nil, fmt.Errorf("config %s: line %d: %s", path, le.Line, le.Msg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -109,14 +115,29 @@ func Find(path, dir string) (*Config, error) {
 	return Load(def)
 }
 
-// Parse reads configuration YAML strictly: unknown keys, unknown rule IDs and bad values are
-// errors that name them.
+// yamlLine splits the YAML parser's "line 3: did not find expected key".
+var yamlLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// Parse reads configuration YAML strictly: unknown keys, values of the wrong kind, unknown rule
+// IDs, bad globs and bad values are errors that name them and, as a *LineError, their line.
 func Parse(data []byte) (*Config, error) {
-	c := &Config{}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
+	c := &Config{lines: map[string]int{}}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &LineError{line, m[2]}
+		}
+		return nil, errors.New(msg)
+	}
+	if err := checkShape(&doc, c.lines); err != nil {
+		return nil, err
+	}
+	if doc.Kind != 0 {
+		if err := doc.Decode(c); err != nil {
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "yaml: ")) // checkShape let through what decodes
+		}
 	}
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -130,19 +151,19 @@ func (c *Config) validate() error {
 		c.Mode = "error"
 	case "error", "warn":
 	default:
-		return fmt.Errorf("mode: %q is not allowed (allowed: error, warn)", c.Mode)
+		return c.atLine("mode", fmt.Errorf("mode: %q is not allowed (allowed: error, warn)", c.Mode))
 	}
 	switch c.FailMode {
 	case "":
 		c.FailMode = "closed"
 	case "closed", "open":
 	default:
-		return fmt.Errorf("failMode: %q is not allowed (allowed: closed, open)", c.FailMode)
+		return c.atLine("failMode", fmt.Errorf("failMode: %q is not allowed (allowed: closed, open)", c.FailMode))
 	}
 	c.severities = make(map[string]severityOverride, len(c.Rules))
 	for id, s := range c.Rules {
 		if _, ok := rules.Lookup(id); !ok {
-			return fmt.Errorf("rules: unknown rule ID %q (crdguard rules lists them)", id)
+			return c.atLine("rules."+id, fmt.Errorf("rules: unknown rule ID %q (crdguard rules lists them)", id))
 		}
 		if s == "off" {
 			c.severities[id] = severityOverride{off: true}
@@ -150,31 +171,38 @@ func (c *Config) validate() error {
 		}
 		sev, err := finding.ParseSeverity(s)
 		if err != nil {
-			return fmt.Errorf("rules.%s: %q is not allowed (allowed: error, warning, info, off)", id, s)
+			return c.atLine("rules."+id, fmt.Errorf("rules.%s: %q is not allowed (allowed: error, warning, info, off)", id, s))
 		}
 		c.severities[id] = severityOverride{severity: sev}
 	}
 	for i, ig := range c.Ignore {
 		if ig.Rule != "" {
 			if _, ok := rules.Lookup(ig.Rule); !ok {
-				return fmt.Errorf("ignore[%d]: unknown rule ID %q", i, ig.Rule)
+				return c.atLine(fmt.Sprintf("ignore[%d]", i), fmt.Errorf("ignore[%d]: unknown rule ID %q", i, ig.Rule))
 			}
 		}
 		if strings.TrimSpace(ig.Reason) == "" {
-			return fmt.Errorf("ignore[%d]: a reason is required", i)
+			return c.atLine(fmt.Sprintf("ignore[%d]", i), fmt.Errorf("ignore[%d]: a reason is required", i))
 		}
 		if ig == (Ignore{Reason: ig.Reason}) {
-			return fmt.Errorf("ignore[%d]: matches every finding; name a crd, version, path or rule", i)
+			return c.atLine(fmt.Sprintf("ignore[%d]", i), fmt.Errorf("ignore[%d]: matches every finding; name a crd, version, path or rule", i))
+		}
+	}
+	for key, globs := range map[string][]string{"paths": c.Paths, "exclude": c.Exclude, "samples": c.Samples} {
+		for i, g := range globs {
+			if err := source.ValidGlob(g); err != nil {
+				return c.atLine(fmt.Sprintf("%s[%d]", key, i), fmt.Errorf("%s: %w", key, err))
+			}
 		}
 	}
 	if c.KubernetesVersion != "" {
 		m := minorRE.FindStringSubmatch(c.KubernetesVersion)
 		if m == nil {
-			return fmt.Errorf("kubernetesVersion: %q is not a Kubernetes minor version such as \"1.30\"", c.KubernetesVersion)
+			return c.atLine("kubernetesVersion", fmt.Errorf("kubernetesVersion: %q is not a Kubernetes minor version such as \"1.30\"", c.KubernetesVersion))
 		}
 		minor, _ := strconv.Atoi(m[1])
 		if minor < 25 {
-			return fmt.Errorf("kubernetesVersion: %q predates CEL validation rules (Kubernetes 1.25); use 1.25 or later", c.KubernetesVersion)
+			return c.atLine("kubernetesVersion", fmt.Errorf("kubernetesVersion: %q predates CEL validation rules (Kubernetes 1.25); use 1.25 or later", c.KubernetesVersion))
 		}
 		c.kubernetesMinor = uint(minor)
 	}

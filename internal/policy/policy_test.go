@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,23 +13,32 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml, want string
 	}{
-		{"unknown key", "mode: error\nfailmode: open\n", `field failmode not found`},
-		{"unknown rule", "rules:\n  field-gone: off\n", `unknown rule ID "field-gone"`},
-		{"bad severity", "rules:\n  field-added: fatal\n", `rules.field-added: "fatal" is not allowed`},
-		{"bad mode", "mode: loud\n", `mode: "loud" is not allowed`},
-		{"bad failMode", "failMode: ajar\n", `failMode: "ajar" is not allowed`},
-		{"ignore without reason", "ignore:\n  - {rule: field-removed}\n", `ignore[0]: a reason is required`},
-		{"ignore unknown rule", "ignore:\n  - {rule: nope, reason: x}\n", `ignore[0]: unknown rule ID "nope"`},
-		{"ignore everything", "ignore:\n  - {reason: because}\n", `matches every finding`},
-		{"unknown ignore key", "ignore:\n  - {rul: field-removed, reason: x}\n", `field rul not found`},
-		{"not yaml", "mode: [\n", `did not find expected`},
-		{"kubernetesVersion not a minor", "kubernetesVersion: latest\n", `kubernetesVersion: "latest" is not a Kubernetes minor version such as "1.30"`},
-		{"kubernetesVersion before CEL", "kubernetesVersion: \"1.20\"\n", `predates CEL validation rules`},
+		{"unknown key", "mode: error\nfailmode: open\n", `line 2: unknown key failmode (did you mean failMode?)`},
+		{"misspelt key", "exclud: [x]\n", `line 1: unknown key exclud (did you mean exclude?)`},
+		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, exclude, failMode, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples)`},
+		{"paths not a list", "mode: warn\npaths: config/crd/**\n", `line 2: paths must be a list of globs, e.g. paths: ["config/crd/**"]`},
+		{"baselines not a list", "baselines: v1.4.0\n", `line 1: baselines must be a list of refs, e.g. baselines: [v1.4.0]`},
+		{"list item not a value", "paths:\n  - config\n  - {a: b}\n", `line 3: paths[1] must be a single value, not a list or mapping`},
+		{"bad glob", "paths:\n  - config/crd/**\n  - config/[crd\n", `line 3: paths: bad glob "config/[crd": syntax error in pattern`},
+		{"ratcheting not a bool", "ratcheting: sometimes\n", `line 1: ratcheting must be true or false`},
+		{"rules not a mapping", "rules: [field-added]\n", `line 1: rules must be a mapping of rule IDs to severities, e.g. rules: {description-changed: "off"}`},
+		{"not a mapping", "- mode: warn\n", `line 1: the configuration must be a mapping of keys (mode, paths, rules, …)`},
+		{"unknown rule", "rules:\n  field-gone: off\n", `line 2: rules: unknown rule ID "field-gone" (crdguard rules lists them)`},
+		{"bad severity", "rules:\n  field-added: fatal\n", `line 2: rules.field-added: "fatal" is not allowed (allowed: error, warning, info, off)`},
+		{"bad mode", "mode: loud\n", `line 1: mode: "loud" is not allowed (allowed: error, warn)`},
+		{"bad failMode", "failMode: ajar\n", `line 1: failMode: "ajar" is not allowed (allowed: closed, open)`},
+		{"ignore without reason", "ignore:\n  - {rule: field-removed}\n", `line 2: ignore[0]: a reason is required`},
+		{"ignore unknown rule", "ignore:\n  - {rule: nope, reason: x}\n", `line 2: ignore[0]: unknown rule ID "nope"`},
+		{"ignore everything", "ignore:\n  - {reason: because}\n", `line 2: ignore[0]: matches every finding; name a crd, version, path or rule`},
+		{"unknown ignore key", "ignore:\n  - {rul: field-removed, reason: x}\n", `line 2: unknown key rul (did you mean rule?)`},
+		{"not yaml", "mode: [\n", `line 1: did not find expected node content`},
+		{"kubernetesVersion not a minor", "kubernetesVersion: latest\n", `line 1: kubernetesVersion: "latest" is not a Kubernetes minor version such as "1.30"`},
+		{"kubernetesVersion before CEL", "kubernetesVersion: \"1.20\"\n", `line 1: kubernetesVersion: "1.20" predates CEL validation rules (Kubernetes 1.25); use 1.25 or later`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Parse error = %v, want it to contain %q", err, tc.want)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("Parse error = %v, want %s", err, tc.want)
 			}
 		})
 	}
@@ -48,6 +59,18 @@ func TestKubernetesVersion(t *testing.T) {
 		if err != nil || c.KubernetesMinor() != tc.minor {
 			t.Errorf("%q: minor %v (%v), want %d", tc.yaml, c, err, tc.minor)
 		}
+	}
+}
+
+// Load names the file and the line, as an editor would.
+func TestLoadNamesFileAndLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".crdguard.yaml")
+	if err := os.WriteFile(path, []byte("mode: warn\nfailmode: open\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path)
+	if want := "config " + path + ": line 2: unknown key failmode (did you mean failMode?)"; err == nil || err.Error() != want {
+		t.Fatalf("Load error = %v, want %s", err, want)
 	}
 }
 

@@ -16,9 +16,17 @@ type Filter struct {
 // Validate reports the first malformed glob.
 func (f Filter) Validate() error {
 	for _, p := range append(append([]string{}, f.Paths...), f.Exclude...) {
-		if _, err := path.Match(strings.ReplaceAll(p, "**", "x"), ""); err != nil {
-			return fmt.Errorf("bad glob %q: %w", p, err)
+		if err := ValidGlob(p); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// ValidGlob reports whether a glob is well formed (an unclosed [ is not).
+func ValidGlob(p string) error {
+	if _, err := path.Match(strings.ReplaceAll(p, "**", "x"), ""); err != nil {
+		return fmt.Errorf("bad glob %q: %w", p, err)
 	}
 	return nil
 }

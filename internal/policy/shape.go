@@ -1,0 +1,199 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// LineError is a configuration problem at a line of the file.
+type LineError struct {
+	Line int
+	Msg  string
+}
+
+// Error says the line and the problem: "line 3: paths must be a list of globs".
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// shape is what a configuration key holds.
+type shape int
+
+const (
+	text shape = iota
+	boolean
+	list
+	mapping
+	listOfMappings
+)
+
+// topKeys are the keys of .crdguard.yaml (DESIGN §4) and what each holds.
+var topKeys = map[string]shape{
+	"mode": text, "failMode": text, "ratcheting": boolean, "rules": mapping, "paths": list,
+	"exclude": list, "samples": list, "baselines": list, "acknowledgeLabel": text, "ignore": listOfMappings,
+	"kubernetesVersion": text,
+}
+
+// ignoreKeys are the keys of one ignore entry.
+var ignoreKeys = map[string]shape{"crd": text, "version": text, "path": text, "rule": text, "reason": text}
+
+// listExamples say what a list holds and show one, for "must be a list" errors.
+var listExamples = map[string]string{
+	"paths":     `globs, e.g. paths: ["config/crd/**"]`,
+	"exclude":   `globs, e.g. exclude: ["**/testdata/**"]`,
+	"samples":   `globs, e.g. samples: ["config/samples/**"]`,
+	"baselines": `refs, e.g. baselines: [v1.4.0]`,
+	"ignore":    "entries, each with crd, version, path, rule and a reason",
+}
+
+// checkShape walks the parsed document and reports, at its line and in the configuration's
+// own words, the first unknown key (with the nearest known one) or value of the wrong kind. It
+// records the line of every key and list item in lines ("mode", "rules.field-added",
+// "ignore[0]", "paths[1]"), so later checks can name the line too.
+func checkShape(doc *yaml.Node, lines map[string]int) error {
+	if doc.Kind == 0 || (doc.Kind == yaml.DocumentNode && len(doc.Content) == 0) {
+		return nil // an empty file
+	}
+	root := doc
+	if root.Kind == yaml.DocumentNode {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return &LineError{root.Line, "the configuration must be a mapping of keys (mode, paths, rules, …)"}
+	}
+	return checkMapping(root, topKeys, "", lines)
+}
+
+func checkMapping(m *yaml.Node, keys map[string]shape, prefix string, lines map[string]int) error {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		name := k.Value
+		want, ok := keys[name]
+		if !ok {
+			msg := "unknown key " + name
+			if s := nearest(name, keys); s != "" {
+				msg += " (did you mean " + s + "?)"
+			} else {
+				msg += " (known keys: " + strings.Join(sortedKeys(keys), ", ") + ")"
+			}
+			return &LineError{k.Line, msg}
+		}
+		lines[prefix+name] = k.Line
+		if err := checkValue(prefix+name, v, want, lines); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) error {
+	isNull := v.Kind == yaml.ScalarNode && v.Tag == "!!null"
+	switch want {
+	case text:
+		if v.Kind != yaml.ScalarNode {
+			return &LineError{v.Line, name + " must be a single value, not a list or mapping"}
+		}
+	case boolean:
+		if v.Kind != yaml.ScalarNode || (v.Tag != "!!bool" && !isNull) {
+			return &LineError{v.Line, name + " must be true or false"}
+		}
+	case mapping:
+		if isNull {
+			return nil
+		}
+		if v.Kind != yaml.MappingNode {
+			return &LineError{v.Line, name + " must be a mapping of rule IDs to severities, e.g. rules: {description-changed: \"off\"}"}
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, val := v.Content[i], v.Content[i+1]
+			lines[name+"."+k.Value] = k.Line
+			if val.Kind != yaml.ScalarNode {
+				return &LineError{val.Line, name + "." + k.Value + " must be a severity (error, warning, info or off)"}
+			}
+		}
+	case list, listOfMappings:
+		if isNull {
+			return nil
+		}
+		if v.Kind != yaml.SequenceNode {
+			return &LineError{v.Line, name + " must be a list of " + listExamples[name]}
+		}
+		for i, item := range v.Content {
+			key := fmt.Sprintf("%s[%d]", name, i)
+			lines[key] = item.Line
+			if want == list && item.Kind != yaml.ScalarNode {
+				return &LineError{item.Line, key + " must be a single value, not a list or mapping"}
+			}
+			if want == listOfMappings {
+				if item.Kind != yaml.MappingNode {
+					return &LineError{item.Line, key + " must be a mapping with crd, version, path, rule and reason"}
+				}
+				if err := checkMapping(item, ignoreKeys, key+".", lines); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// nearest is the known key a misspelt one most likely meant: the same letters in another case,
+// or within two edits; "" when none is close.
+func nearest(name string, keys map[string]shape) string {
+	best, bestDist := "", 3
+	for _, k := range sortedKeys(keys) {
+		if strings.EqualFold(k, name) {
+			return k
+		}
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+func sortedKeys(keys map[string]shape) []string {
+	out := make([]string, 0, len(keys))
+	for k := range keys {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// editDistance is the Levenshtein distance of two strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// atLine puts the line of a key in front of a configuration error, when it is known.
+func (c *Config) atLine(key string, err error) error {
+	if line, ok := c.lines[key]; ok {
+		var le *LineError
+		if !errors.As(err, &le) {
+			return &LineError{line, err.Error()}
+		}
+	}
+	return err
+}
