@@ -38,7 +38,7 @@ func TestCheckCommand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".crdguard.yaml"), []byte("mode: warn\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, stdout, _ := runCLI(t, "check", "--base", "main", "--repo", dir); code != 0 || !strings.Contains(stdout, "warning field-removed") {
+	if code, stdout, _ := runCLI(t, "check", "--base", "main", "--repo", dir); code != 0 || !strings.Contains(stdout, "warning v1 field-removed") {
 		t.Fatalf("with mode: warn: exit %d\n%s", code, stdout)
 	}
 

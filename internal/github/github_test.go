@@ -306,8 +306,9 @@ func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	f := mk("default-changed", finding.Warning, ".spec.owner", "crd.yaml", 3, finding.Head)
 	f.Before = finding.Value("<b>@team</b>")
 	f.After = finding.Value(strings.Repeat("x", 300))
-	// finding.Value writes < and > as \u003c and \u003e; Escape then guards the backslashes.
-	want := `"\\u003cb\\u003e@` + "\u200b" + `team\\u003c/b\\u003e" → "` + strings.Repeat("x", 198) + "…"
+	// finding.Value writes < and > as \u003c and \u003e; they are shown as < and >, which
+	// Escape turns into entities.
+	want := `"&lt;b&gt;@` + "\u200b" + `team&lt;/b&gt;" → "` + strings.Repeat("x", 198) + "…"
 	body := CommentBody(&f, "0123456789abcdef", DefaultDocsURL)
 	if !strings.HasPrefix(body, "**crdguard** warning `default-changed`") || !strings.Contains(body, "**Before → after:** "+want+"\n") {
 		t.Errorf("comment body lacks the severity or %q:\n%s", want, body)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/crdguard/crdguard/internal/crd"
 )
 
 // LineError is a configuration problem at a line of the file.
@@ -76,7 +78,7 @@ func checkMapping(m *yaml.Node, keys map[string]shape, prefix string, lines map[
 		want, ok := keys[name]
 		if !ok {
 			msg := "unknown key " + name
-			if s := nearest(name, keys); s != "" {
+			if s := crd.Nearest(name, sortedKeys(keys)); s != "" {
 				msg += " (did you mean " + s + "?)"
 			} else {
 				msg += " (known keys: " + strings.Join(sortedKeys(keys), ", ") + ")"
@@ -142,21 +144,6 @@ func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) err
 	return nil
 }
 
-// nearest is the known key a misspelt one most likely meant: the same letters in another case,
-// or within two edits; "" when none is close.
-func nearest(name string, keys map[string]shape) string {
-	best, bestDist := "", 3
-	for _, k := range sortedKeys(keys) {
-		if strings.EqualFold(k, name) {
-			return k
-		}
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
 func sortedKeys(keys map[string]shape) []string {
 	out := make([]string, 0, len(keys))
 	for k := range keys {
@@ -164,27 +151,6 @@ func sortedKeys(keys map[string]shape) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// editDistance is the Levenshtein distance of two strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // atLine puts the line of a key in front of a configuration error, when it is known.

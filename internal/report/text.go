@@ -9,8 +9,8 @@ import (
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
-// Text writes findings grouped by CRD and version, errors and warnings in full and info findings
-// as a count, so a clean run stays quiet.
+// Text writes findings grouped by CRD, each CRD under a one-line tally and its errors before its
+// warnings, and info findings as a count, so a clean run stays quiet and a long one readable.
 func Text(w io.Writer, r Report) error {
 	tw := &errWriter{w: w}
 	if r.Compared != nil {
@@ -27,28 +27,31 @@ func Text(w io.Writer, r Report) error {
 		if a.CRD != b.CRD {
 			return a.CRD < b.CRD
 		}
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
 		if a.Version != b.Version {
 			return a.Version < b.Version
 		}
 		return finding.Less(a, b)
 	})
-	crd, version := "\x00", "\x00"
-	for _, f := range shown {
-		if f.CRD != crd {
-			crd, version = f.CRD, "\x00"
-			tw.printf("%s\n", orDash(plain(f.CRD), "(unnamed document)"))
+	ab := newAbbreviator(shown, textValueRunes)
+	for i := 0; i < len(shown); {
+		crd := shown[i].CRD
+		j := i
+		for j < len(shown) && shown[j].CRD == crd {
+			j++
 		}
-		if f.Version != version {
-			version = f.Version
-			if f.Version != "" {
-				tw.printf("  %s\n", plain(f.Version))
+		tally := Summarize(Report{Findings: shown[i:j]})
+		tw.printf("%s: %s, %s\n", orDash(plain(crd), "(unnamed document)"), Count(tally.Error, "error"), Count(tally.Warning, "warning"))
+		for _, f := range shown[i:j] {
+			tw.printf("  %-7s %s %s %s  %s:%d (%s)\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
+			tw.printf("          %s\n", plain(f.Message))
+			if ba := ab.beforeAfter(&f); ba != "" {
+				tw.printf("          %s\n", plain(ba))
 			}
 		}
-		tw.printf("    %-7s %s %s  %s:%d (%s)\n", f.Severity, f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
-		tw.printf("            %s\n", plain(f.Message))
-		if ba := BeforeAfter(&f, textValueRunes, nil); ba != "" {
-			tw.printf("            %s\n", plain(ba))
-		}
+		i = j
 	}
 	for _, n := range r.Notices {
 		tw.printf("notice: %s\n", plain(n))
@@ -75,7 +78,7 @@ func BeforeAfter(f *finding.Finding, n int, esc func(string) string) string {
 		if b == nil {
 			return "null"
 		}
-		s := shorten(string(b), n)
+		s := shorten(plainJSON(string(b)), n)
 		if esc != nil {
 			s = esc(s)
 		}
