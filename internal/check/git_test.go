@@ -231,6 +231,7 @@ func TestGitShallowCloneFetchesBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { repo.Close() })
 	res, err := Git(repo, GitOptions{Base: base.String(), Head: head.String()})
 	if err != nil {
 		t.Fatal(err)
