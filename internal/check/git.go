@@ -129,6 +129,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	opts := rules.Options{StoredVersions: stored, KubernetesVersion: o.KubernetesVersion}
+	history := readHistory(repo, mb, main, &opts)
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
 		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String()}
 	if mb.Hash != base.Hash {
@@ -136,6 +137,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			return nil, err
 		}
 	}
+	res.Notices = append(res.Notices, history...)
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		seen[f.Key()] = true

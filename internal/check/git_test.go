@@ -185,9 +185,9 @@ func TestGitBaselines(t *testing.T) {
 	res := tr.check(GitOptions{Base: "main", Baselines: []string{"v1.0.0", "v2.0.0"}})
 	assertFindings(t, res, "stored-version-removed widgets.example.com v1beta1  crds/widgets.yaml:18 base\n"+
 		"storage-version-changed widgets.example.com v1  crds/widgets.yaml:20 head baseline=v1.0.0\n")
-	// Without baselines the same change is only a served version removal.
+	// Without baselines the history says it: v1.0.0 stored v1beta1.
 	res = tr.check(GitOptions{Base: "main"})
-	assertFindings(t, res, "served-version-removed widgets.example.com v1beta1  crds/widgets.yaml:18 base\n")
+	assertFindings(t, res, "stored-version-removed widgets.example.com v1beta1  crds/widgets.yaml:18 base\n")
 }
 
 func TestGitBaselineFindingsAreMarked(t *testing.T) {

@@ -20,6 +20,12 @@ type Options struct {
 	// DeprecatedSince says, by CRD name and version, since which release or commit a version has
 	// been deprecated, when the history was read (git mode).
 	DeprecatedSince map[string]map[string]string
+	// StoredIn says, by CRD name and version, which earlier release or commit stored a version
+	// (git mode reads the history when a version is removed); such versions count as stored.
+	StoredIn map[string]map[string]string
+	// HistoryRead lists the CRDs whose whole history was read: a removed version none of it
+	// stored is then known to be safe to remove.
+	HistoryRead map[string]bool
 }
 
 // Compare classifies every difference between the two sides of a pair.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -28,9 +29,10 @@ var (
 		Doc:     "Every client, GitOps manifest and controller that reads or writes this apiVersion fails once it is no longer served. Mark the version deprecated: true (with a deprecationWarning) for at least one release so users see warnings, then stop serving it. Deprecation is how a removal is announced, not what makes it safe: clusters whose manifests still use the version break all the same, so the finding stays an error and its message says since when the version was deprecated (the release or commit where it became deprecated in git mode, else 'in base'). Acknowledge a planned removal with the acknowledgement label.",
 	}
 	versionRemoved = &Rule{
-		ID: "version-removed", Severity: finding.Info, Level: VersionLevel,
-		Summary: "A version that was neither served nor stored was removed.",
-		Doc:     "A version that no client can use and no object is stored in can be removed safely.",
+		ID: "version-removed", Severity: finding.Warning, Level: VersionLevel,
+		Summary: "A version that base neither serves nor stores was removed (info when the history shows it was never stored).",
+		Advice:  "clusters that installed an older release may still list it in status.storedVersions, and the API server then refuses the update; check that no release stored it, or run crdguard in git mode, which reads the history",
+		Doc:     "A version that no client can use and no object is stored in can be removed safely, but the base files do not say whether an earlier release stored objects in it: clusters installed from that release still list it in status.storedVersions, and the API server refuses a CRD that drops it (status.storedVersions[0]: Invalid value: must appear in spec.versions). In diff mode this is a warning. In git mode crdguard reads the CRD's history (release tags, then the file's commits) and reports stored-version-removed when any of it stored the version, or this rule at info when none did.",
 	}
 	storageVersionChanged = &Rule{
 		ID: "storage-version-changed", Severity: finding.Warning, Level: VersionLevel,
@@ -93,6 +95,9 @@ var versionRules = []*Rule{
 func compareVersions(e *emitter, opts Options) {
 	o, w := e.pair.Old.Object, e.pair.New.Object
 	stored := storedSet(o, opts.StoredVersions[e.pair.Name()])
+	for v := range opts.StoredIn[e.pair.Name()] {
+		stored[v] = true
+	}
 	for _, v := range w.Status.StoredVersions {
 		stored[v] = true
 	}
@@ -102,11 +107,17 @@ func compareVersions(e *emitter, opts Options) {
 		at := e.pair.Old.VersionPath(ov.Name)
 		switch {
 		case nv == nil && stored[ov.Name]:
-			e.version(storedVersionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s was removed but objects may be stored in it", ov.Name)
+			f := e.version(storedVersionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s was removed but objects may be stored in it", ov.Name)
+			if where := opts.StoredIn[e.pair.Name()][ov.Name]; where != "" && !storedSet(o, nil)[ov.Name] {
+				f.Message = fmt.Sprintf("version %s was removed but objects may be stored in it: it was the storage version at %s, and clusters installed from there still list it in status.storedVersions: %s", ov.Name, where, storedVersionRemoved.Advice)
+			}
 		case nv == nil && ov.Served:
 			servedRemoved(e, opts, ov, finding.Base, at, "version %s was removed", ov.Name)
+		case nv == nil && opts.HistoryRead[e.pair.Name()]:
+			f := e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored) was removed; no earlier release or commit stored it", ov.Name)
+			f.Severity, f.Message = finding.Info, strings.TrimSuffix(f.Message, ": "+versionRemoved.Advice)
 		case nv == nil:
-			e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored) was removed", ov.Name)
+			e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored in base) was removed", ov.Name)
 		default:
 			compareVersion(e, opts, ov, nv)
 		}

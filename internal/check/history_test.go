@@ -1,0 +1,96 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// ver is one version of a generated test CRD.
+type ver struct {
+	name                        string
+	served, storage, deprecated bool
+}
+
+// versionsCRD is a small CRD with the given versions, each with the same schema.
+func versionsCRD(vs ...ver) []byte {
+	var b strings.Builder
+	b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gateways.example.com\nspec:\n  group: example.com\n  names:\n    kind: Gateway\n    listKind: GatewayList\n    plural: gateways\n    singular: gateway\n  scope: Namespaced\n  versions:\n")
+	for _, v := range vs {
+		fmt.Fprintf(&b, "  - name: %s\n    served: %t\n    storage: %t\n", v.name, v.served, v.storage)
+		if v.deprecated {
+			b.WriteString("    deprecated: true\n")
+		}
+		b.WriteString("    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n")
+	}
+	return []byte(b.String())
+}
+
+// findingsOf renders every finding with its severity and message.
+func findingsOf(fs []finding.Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s %s %s: %s\n", f.Severity, f.Rule, f.Version, f.Message)
+	}
+	return b.String()
+}
+
+// The Gateway API v0.8 → v1.0 shape: v1alpha2 was the storage version up to v0.5, is marked
+// nowhere in the current file, and its removal broke real clusters (gateway-api#2671).
+func TestGitHistoryFindsOldStorageVersion(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1alpha2", true, true, false}))
+	tr.Tag("v0.5.0", tr.Commit("v0.5.0"))
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1alpha2", true, false, true}, ver{"v1beta1", true, true, false}))
+	tr.Tag("v0.6.0", tr.Commit("v0.6.0: v1beta1 stored, v1alpha2 deprecated"))
+	tr.Write("README.md", []byte("unrelated\n"))
+	tr.Branch("main", tr.Commit("main"))
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1beta1", true, true, false}))
+	tr.Commit("remove v1alpha2")
+	res := tr.check(GitOptions{Base: "main"})
+	want := "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.5.0, and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"
+	if got := findingsOf(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(strings.Join(res.Notices, "\n"), "read the history of gateways.example.com (config/crd/gateways.yaml: 2 release tags, 2 commits of the file)") {
+		t.Errorf("notices: %q", res.Notices)
+	}
+}
+
+// Without release tags the file's commits are the history; a version none of them stored is
+// safe to remove (info), and a deprecated one says since when.
+func TestGitHistoryFromCommits(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}))
+	tr.Commit("v1 only")
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}, ver{"v2alpha1", false, false, false}, ver{"v1beta9", true, false, false}))
+	tr.Commit("add v2alpha1 (never served or stored) and v1beta9")
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}, ver{"v2alpha1", false, false, false}, ver{"v1beta9", true, false, true}))
+	deprecated := tr.Commit("deprecate v1beta9")
+	tr.Branch("main", deprecated)
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}))
+	tr.Commit("remove v2alpha1 and v1beta9")
+	res := tr.check(GitOptions{Base: "main"})
+	want := "info version-removed v2alpha1: version v2alpha1 (not served, not stored) was removed; no earlier release or commit stored it\n" +
+		"error served-version-removed v1beta9: version v1beta9 was removed (deprecated since " + deprecated.String()[:12] + "): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)\n"
+	if got := findingsOf(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A change that removes no version reads no history.
+func TestGitHistoryOnlyWhenAVersionGoes(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}))
+	tr.Branch("main", tr.Commit("v1"))
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}, ver{"v2", true, false, false}))
+	tr.Commit("add v2")
+	res := tr.check(GitOptions{Base: "main"})
+	for _, n := range res.Notices {
+		if strings.Contains(n, "history") {
+			t.Errorf("history read for a change that removes no version: %s", n)
+		}
+	}
+}
