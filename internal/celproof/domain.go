@@ -3,6 +3,7 @@ package celproof
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -135,8 +136,9 @@ func (g *gen) objects(r *refNode, s *structuralschema.Structural, preserve bool)
 	return out
 }
 
-// variants of an object used whole: its minimal value with one more property set, each in
-// turn, so that comparisons of whole objects (self == oldSelf) see different values.
+// variants of an object used whole: its minimal value with one property set, or set to
+// another value, each in turn, so that comparisons of whole objects (self == oldSelf) see
+// different values.
 func (g *gen) variants(s *structuralschema.Structural) []any {
 	base, ok := minimal(s).(map[string]any)
 	if !ok {
@@ -144,19 +146,49 @@ func (g *gen) variants(s *structuralschema.Structural) []any {
 	}
 	names := make([]string, 0, len(s.Properties))
 	for name := range s.Properties {
-		if _, set := base[name]; !set {
-			names = append(names, name)
-		}
+		names = append(names, name)
 	}
 	slices.Sort(names)
 	var out []any
 	for _, name := range names {
 		p := s.Properties[name]
+		v, set := base[name]
+		if set {
+			if v = other(&p, v); v == nil {
+				continue
+			}
+		} else {
+			v = minimal(&p)
+		}
 		m := copyValue(base).(map[string]any)
-		m[name] = minimal(&p)
+		m[name] = v
 		out = append(out, m)
 	}
 	return out
+}
+
+// other is a value of the schema different from v, where one is easy to make: nil otherwise.
+func other(s *structuralschema.Structural, v any) any {
+	if vv := s.ValueValidation; vv != nil && len(vv.Enum) > 1 {
+		for _, e := range vv.Enum {
+			if !reflect.DeepEqual(normalize(deepCopy(e.Object)), v) {
+				return deepCopy(e.Object)
+			}
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		if vv := s.ValueValidation; vv == nil || vv.Pattern == "" && (vv.MaxLength == nil || int64(len(x)) < *vv.MaxLength) {
+			return x + "a"
+		}
+	case bool:
+		return !x
+	case int64:
+		if inBounds(s, float64(x+1)) {
+			return x + 1
+		}
+	}
+	return nil
 }
 
 // childSchema is the schema of a field: a property (and whether it is required) or a map value.
@@ -208,8 +240,11 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 	for _, it := range items { // duplicates: what uniqueness and counting rules are about
 		out = append(out, []any{it, copyValue(it)})
 	}
-	if len(items) >= 2 {
-		out = append(out, []any{items[0], items[1]})
+	// Pairs of different items: what rules about combinations of items are about.
+	for i := 0; i < len(items) && i < 8; i++ {
+		for j := i + 1; j < len(items) && j < 8; j++ {
+			out = append(out, []any{items[i], copyValue(items[j])})
+		}
 	}
 	if len(items) > 0 {
 		for _, n := range g.consts.ints {
@@ -357,7 +392,7 @@ func (g *gen) numbers(s *structuralschema.Structural) []any {
 // long as the rules' integer constants, and a value of the schema's format.
 func (g *gen) strs(s *structuralschema.Structural) []string {
 	low := minimalString(s)
-	cands := []string{"", "a", low, low + "a"}
+	cands := []string{"", "a", "A", low, low + "a"}
 	for _, c := range g.consts.strings {
 		cands = append(cands, c, c+"a", "a"+c)
 	}
