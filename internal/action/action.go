@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -220,6 +221,9 @@ func Run(ctx context.Context, o Options) (code int) {
 	if in.token != "" {
 		r.gha.AddMask(in.token)
 	}
+	if state := o.Getenv("STATE_" + checkRunState); state != "" {
+		return r.post(ctx, state)
+	}
 	evErr := r.readTarget()
 	r.startCheck(ctx, r.checkSHA())
 	defer func() {
@@ -392,6 +396,39 @@ func (r *run) startCheck(ctx context.Context, sha string) {
 		return
 	}
 	r.check = github.Check{ID: id, Name: r.in.checkName}
+	if r.o.Getenv("GITHUB_STATE") != "" { // go-githubactions panics without it
+		r.gha.SaveState(checkRunState, fmt.Sprintf("%d %s", id, r.in.checkName))
+	}
+}
+
+// checkRunState is the state the main step leaves for the post step: the check run's ID and name.
+const checkRunState = "check-run"
+
+// post is the post step (action.yml post-entrypoint): it completes the check run the main step
+// left open — a cancelled job, a killed process — as cancelled, so that the required check says
+// crdguard did not finish instead of waiting for ever.
+func (r *run) post(ctx context.Context, state string) int {
+	idText, name, _ := strings.Cut(state, " ")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || name == "" {
+		r.logf("post step: unreadable state %q", state)
+		return ExitOK
+	}
+	if r.pub = r.newPublisher(); r.pub == nil {
+		return ExitOK
+	}
+	status, err := r.pub.Completer.CheckRunStatus(ctx, id)
+	if err != nil || status == "completed" {
+		if err != nil {
+			r.logf("post step: %v", err)
+		}
+		return ExitOK
+	}
+	r.check = github.Check{ID: id, Name: name}
+	r.finish(ctx, github.Cancelled, "crdguard did not finish",
+		"The job was cancelled, or crdguard stopped, before it completed this check run. Re-run the job to check the commit.", nil)
+	r.logf("post step: completed the check run %q that the main step left open", name)
+	return ExitOK
 }
 
 // newPublisher returns the GitHub client, or nil when there is no usable token. The completing

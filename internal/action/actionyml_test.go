@@ -37,8 +37,9 @@ type actionMetadata struct {
 		Description string `yaml:"description"`
 	} `yaml:"outputs"`
 	Runs struct {
-		Using string `yaml:"using"`
-		Image string `yaml:"image"`
+		Using          string `yaml:"using"`
+		Image          string `yaml:"image"`
+		PostEntrypoint string `yaml:"post-entrypoint"`
 	} `yaml:"runs"`
 }
 
@@ -56,7 +57,8 @@ func TestActionYAMLMatchesTheCode(t *testing.T) {
 	if err := dec.Decode(&meta); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
-	if meta.Runs.Using != "docker" || meta.Runs.Image == "" || meta.Name == "" || meta.Description == "" {
+	// The post step runs the image's binary without arguments: main.go then runs the action.
+	if meta.Runs.Using != "docker" || meta.Runs.Image == "" || meta.Runs.PostEntrypoint != "/crdguard" || meta.Name == "" || meta.Description == "" {
 		t.Fatalf("action.yml: runs %+v, name %q", meta.Runs, meta.Name)
 	}
 

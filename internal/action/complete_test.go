@@ -99,3 +99,34 @@ func TestCheckRunAlwaysCompletes(t *testing.T) {
 		})
 	}
 }
+
+// The post step completes a check run the main step left open (a cancelled job), as cancelled
+// under its name, and leaves a completed one alone.
+func TestPostStepClosesAnOpenCheckRun(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.env["GITHUB_STATE"] = filepath.Join(pr.t.TempDir(), "state")
+	if code, out := pr.run(); code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	done := pr.completed(pr.head)
+	state := readFile(t, pr.env["GITHUB_STATE"])
+	if !strings.Contains(state, "\n"+itoa(int(done.ID))+" "+DefaultCheckName+"\n") {
+		t.Fatalf("state:\n%s", state)
+	}
+	// After a completed main step the post step writes nothing.
+	writes := len(pr.srv.Writes())
+	pr.env["STATE_check-run"] = itoa(int(done.ID)) + " " + DefaultCheckName
+	if code, out := pr.run(); code != ExitOK || len(pr.srv.Writes()) != writes {
+		t.Fatalf("post after success: exit %d, %d writes\n%s", code, len(pr.srv.Writes())-writes, out)
+	}
+	// A main step that was cancelled after creating its check run.
+	pr.srv.CheckRuns = append(pr.srv.CheckRuns, &fakegithub.CheckRun{ID: 4711, Name: DefaultCheckName, HeadSHA: pr.base, Status: "in_progress"})
+	pr.env["STATE_check-run"] = "4711 " + DefaultCheckName
+	code, out := pr.run()
+	if code != ExitOK || !strings.Contains(out, "post step: completed the check run") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if cr := pr.completed(pr.base); cr.ID != 4711 || cr.Conclusion != "cancelled" || cr.Title != "crdguard did not finish" {
+		t.Fatalf("check run %+v", cr)
+	}
+}

@@ -65,6 +65,8 @@ type API interface {
 	// UpdateCheckRun sends the check's name on every update: go-github v60 always sends
 	// "name", and an empty one renames the check or is refused.
 	UpdateCheckRun(ctx context.Context, id int64, name, conclusion string, out CheckOutput) error
+	// CheckRunStatus is queued, in_progress or completed.
+	CheckRunStatus(ctx context.Context, id int64) (string, error)
 }
 
 // REST is the API over GitHub's REST endpoints (github.com or Enterprise Server).
@@ -277,6 +279,15 @@ func (r *REST) UpdateCheckRun(ctx context.Context, id int64, name, conclusion st
 		return fmt.Errorf("updating check run: %w", err)
 	}
 	return nil
+}
+
+// CheckRunStatus reads a check run's status.
+func (r *REST) CheckRunStatus(ctx context.Context, id int64) (string, error) {
+	cr, _, err := r.c.Checks.GetCheckRun(ctx, r.owner, r.name, id)
+	if err != nil {
+		return "", fmt.Errorf("reading check run %d: %w", id, err)
+	}
+	return cr.GetStatus(), nil
 }
 
 // status returns the HTTP status of a GitHub error, or 0.

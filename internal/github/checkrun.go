@@ -15,6 +15,8 @@ const (
 	Success = "success"
 	Failure = "failure"
 	Neutral = "neutral"
+	// Cancelled is the post step's conclusion for a run the main step left open.
+	Cancelled = "cancelled"
 )
 
 // Annotations turns findings at warning or above into check run annotations. Findings should

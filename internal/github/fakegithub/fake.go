@@ -149,6 +149,7 @@ func New(t testing.TB, token string) *Server {
 	mux.HandleFunc("DELETE /repos/{owner}/{repo}/pulls/comments/{id}", s.deleteComment)
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.createCheckRun)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	s.Server = httptest.NewServer(s.wrap(mux))
 	t.Cleanup(s.Close)
 	return s
@@ -593,6 +594,19 @@ func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
 	cr := &CheckRun{ID: s.nextID, Name: req.Name, HeadSHA: req.HeadSHA, Status: orDefault(req.Status, "queued")}
 	s.CheckRuns = append(s.CheckRuns, cr)
 	writeJSON(w, http.StatusCreated, cr)
+}
+
+func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, cr := range s.CheckRuns {
+		if cr.ID == id {
+			writeJSON(w, http.StatusOK, cr)
+			return
+		}
+	}
+	writeError(w, http.StatusNotFound, "Not Found", nil)
 }
 
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
