@@ -22,8 +22,8 @@ import (
 
 // UnknownKey is a key of a CRD document that the CustomResourceDefinition API does not define.
 type UnknownKey struct {
-	// Field is the API server's path of the key: spec.versions[0].schema.openAPIV3Schema.
-	// properties[spec].x-kubernetes-preserve-unknown-field.
+	// Field is the path of the key as the API server's strict decoding names it:
+	// spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-preserve-unknown-field.
 	Field string
 	// Key is the key as written.
 	Key string
@@ -173,7 +173,8 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, field, id string, depth i
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := resolveAlias(n.Content[i]).Value
-			w.walk(n.Content[i+1], t.Elem(), field+"["+k+"]", id+"["+k+"]", depth+1)
+			// The API server names map keys with dots; the id keeps them apart from nesting.
+			w.walk(n.Content[i+1], t.Elem(), join(field, k), id+"["+k+"]", depth+1)
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode || t.Elem().Kind() == reflect.Uint8 {

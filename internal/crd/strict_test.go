@@ -55,10 +55,10 @@ metadata:
 		want: []string{
 			"metadata.lables 5 labels",
 			"spec.versions[0].deprecatedWarning 14 deprecationWarning",
-			"spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-preserve-unknown-field 21 x-kubernetes-preserve-unknown-fields",
-			"spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items.maxLenght 27 maxLength",
-			"spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[labels].additionalProperties.x-kubernetes-new-thing 32 ",
-			"spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[any].x-kubernetes-validations[0].mesage 37 message",
+			"spec.versions[0].schema.openAPIV3Schema.properties.spec.x-kubernetes-preserve-unknown-field 21 x-kubernetes-preserve-unknown-fields",
+			"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.tags.items.maxLenght 27 maxLength",
+			"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.labels.additionalProperties.x-kubernetes-new-thing 32 ",
+			"spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.any.x-kubernetes-validations[0].mesage 37 message",
 		},
 	}, {
 		name: "v1beta1 top-level validation",

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 )
 
 // Case is one CRD change to try: Old is applied, Object created, then New applied (nil New
@@ -28,6 +29,9 @@ type Case struct {
 	Object   map[string]any
 	// Touch are paths (.spec.name) of fields the change concerns; an update changes each.
 	Touch []string
+	// NewDoc is New as written (JSON values), with keys the API types drop: it is sent once
+	// more with strict field validation, as kubectl apply does.
+	NewDoc map[string]any
 }
 
 // Evidence is what the server did; an empty field means nothing happened there.
@@ -54,13 +58,16 @@ type Evidence struct {
 	// Selector is what went wrong listing with a field selector on each field the old CRD made
 	// selectable: an error, or the object missing from the list.
 	Selector string
+	// Strict is the API server's answer to the new CRD as written, sent with strict field
+	// validation (kubectl apply's default) as a dry run after the change.
+	Strict string
 	// Setup is set when the case could not be set up (the old CRD or the object was refused).
 	Setup string
 }
 
 // Breaks reports whether the server showed a failure or a loss.
 func (e Evidence) Breaks() bool {
-	return e.CRDChange != "" || e.Read != "" || e.OtherVersions != "" || e.Update != "" || e.Stored != "" ||
+	return e.CRDChange != "" || e.Strict != "" || e.Read != "" || e.OtherVersions != "" || e.Update != "" || e.Stored != "" ||
 		e.Touch != "" || e.Create != "" || e.Fresh != "" || e.Status != "" || e.Selector != ""
 }
 
@@ -68,7 +75,7 @@ func (e Evidence) Breaks() bool {
 func (e Evidence) Lines() []string {
 	var out []string
 	for _, x := range []struct{ k, v string }{
-		{"setup", e.Setup}, {"CRD change", e.CRDChange}, {"read", e.Read}, {"other versions", e.OtherVersions},
+		{"setup", e.Setup}, {"CRD change", e.CRDChange}, {"kubectl apply (strict field validation)", e.Strict}, {"read", e.Read}, {"other versions", e.OtherVersions},
 		{"unchanged update", e.Update}, {"stored in etcd", e.Stored}, {"update of the changed field", e.Touch},
 		{"fresh create", e.Create},
 		{"fresh object", e.Fresh}, {"status update", e.Status}, {"field selector", e.Selector},
@@ -137,6 +144,9 @@ func (s *Server) Run(ctx context.Context, cases []Case) []Evidence {
 			return
 		}
 		ev[i].CRDChange = s.change(ctx, c)
+		if ev[i].CRDChange == "" {
+			ev[i].Strict = s.strict(ctx, c)
+		}
 		if ev[i].CRDChange == "" && c.New == nil && c.Object != nil {
 			ev[i].Read = s.waitGone(ctx, c.Old, c.Object)
 			return
@@ -170,6 +180,32 @@ func (s *Server) change(ctx context.Context, c Case) string {
 			_, err = crds.Update(ctx, n, metav1.UpdateOptions{})
 		}
 	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// strict sends the new CRD as written once more, as a dry run with strict field validation, and
+// returns the server's refusal, if any.
+func (s *Server) strict(ctx context.Context, c Case) string {
+	if c.NewDoc == nil || c.New == nil {
+		return ""
+	}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	// The server's controllers update the CRD's status meanwhile: retry on a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := s.Dynamic.Resource(crds).Get(ctx, c.New.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		doc := &unstructured.Unstructured{Object: copyJSON(c.NewDoc)}
+		doc.SetName(c.New.Name)
+		_ = unstructured.SetNestedField(doc.Object, c.New.Spec.Group, "spec", "group")
+		doc.SetResourceVersion(cur.GetResourceVersion())
+		_, err = s.Dynamic.Resource(crds).Update(ctx, doc, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+		return err
+	})
 	if err != nil {
 		return err.Error()
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/check"
@@ -83,7 +84,8 @@ func loadProofCases(t *testing.T) []proofCase {
 		}
 		group := fmt.Sprintf("c%03d.example.com", i)
 		pc := proofCase{dir: dir, rule: rule, expected: exp.max, findings: exp.findings,
-			c: Case{Name: name, Old: loadRenamed(t, dir, "old.yaml", group), New: loadRenamed(t, dir, "new.yaml", group), Object: regroup(objs[0].Data, group), Touch: exp.paths}}
+			c: Case{Name: name, Old: loadRenamed(t, dir, "old.yaml", group), New: loadRenamed(t, dir, "new.yaml", group), Object: regroup(objs[0].Data, group), Touch: exp.paths,
+				NewDoc: document(t, filepath.Join(dir, "new.yaml"))}}
 		out = append(out, pc)
 	}
 	return out
@@ -124,6 +126,20 @@ type expected struct {
 	paths []string
 	// examples are the witnesses the findings carry.
 	examples []map[string]any
+}
+
+// document reads a CRD file as written, keys the API types do not define included.
+func document(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := sigsyaml.Unmarshal(data, &doc); err != nil {
+		return nil // not one plain document: the typed apply says what it needs to
+	}
+	return doc
 }
 
 // expectation runs crdguard on the case with the default policy.
