@@ -47,7 +47,8 @@ Usage:
 Flags for diff and check:
   --config FILE      configuration (default: .crdguard.yaml in the working directory for
                      diff, at the repository root for check, if present)
-  --format FORMAT    text (default), json, markdown, github (workflow commands) or sarif
+  --format FORMAT    text (default), json, markdown, github (workflow commands), sarif or
+                     rdjson (reviewdog)
   --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not

@@ -63,6 +63,7 @@ func TestExitCodes(t *testing.T) {
 		{"rules bad format", []string{"rules", "--format", "pdf"}, 2, "", `unknown format "pdf"`},
 		{"version", []string{"version"}, 0, "k8s.io/apiextensions-apiserver: v0.37.2", ""},
 		{"sarif", []string{"diff", "--format", "sarif", example + "old.yaml", example + "new.yaml"}, 1, `"ruleId": "field-removed"`, ""},
+		{"rdjson", []string{"diff", "--format", "rdjson", example + "old.yaml", example + "new.yaml"}, 1, `"value": "field-removed"`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -65,7 +66,7 @@ func abbrev(sha string) string {
 }
 
 // Formats lists the output formats Write accepts.
-var Formats = []string{"text", "json", "markdown", "github", "sarif"}
+var Formats = []string{"text", "json", "markdown", "github", "sarif", "rdjson"}
 
 // Write renders r in the named format.
 func Write(w io.Writer, format string, r Report) error {
@@ -80,8 +81,10 @@ func Write(w io.Writer, format string, r Report) error {
 		return Workflow(w, r)
 	case "sarif":
 		return SARIF(w, r)
+	case "rdjson":
+		return RDJSON(w, r)
 	}
-	return fmt.Errorf("unknown format %q (allowed: text, json, markdown, github, sarif)", format)
+	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(Formats, ", "))
 }
 
 // Summary counts findings by severity.
