@@ -45,6 +45,12 @@ type CRD struct {
 	// Unknown are the keys the CRD API does not define: decoding drops them, so the rules
 	// cannot see them (see strict.go).
 	Unknown []UnknownKey
+	// Patch marks a document that lacks what a definition needs (group, names, versions): a
+	// kustomize patch, a test assertion or a stub. Its Object is nil; it is never compared.
+	Patch bool
+	// PatchedBy names the kustomization whose CRD patches were applied to Object; the lines
+	// stay those of the definition's own file.
+	PatchedBy string
 
 	root *yaml.Node
 }
@@ -85,8 +91,8 @@ func newScheme() *runtime.Scheme {
 	return s
 }
 
-// Parse reads every document of a YAML or JSON file and returns its CRDs. Documents of other
-// kinds are skipped silently. Documents that claim to be CRDs but do not decode, and YAML that
+// Parse reads every document of a YAML or JSON file and returns its CRDs, patches (Patch set)
+// among them. Documents of other kinds are skipped silently. Documents that claim to be CRDs but do not decode, and YAML that
 // does not parse at all, come back as problems with the line they concern; documents read
 // before a syntax error are still returned.
 func Parse(file string, data []byte) ([]*CRD, []Problem) {
@@ -157,6 +163,9 @@ func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 	if meta := child(root, "metadata"); meta != nil {
 		name = scalarAt(meta, "name")
 	}
+	if !isDefinition(root) {
+		return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Patch: true, root: root}, nil
+	}
 	fail := func(line int, format string, args ...any) (*CRD, *Problem) {
 		return nil, &Problem{File: file, Line: line, Name: name, Message: fmt.Sprintf(format, args...)}
 	}
@@ -184,6 +193,24 @@ func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 		return fail(root.Line, "metadata.name %q does not decode as a string", name)
 	}
 	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, Unknown: unknownKeys(root, apiVersion), root: root}, nil
+}
+
+// isDefinition reports whether a CRD document has what the API server needs to define a
+// resource: a group, names and versions (spec.version in v1beta1). Anything less is a patch or
+// an assertion, and judging it as a definition only produces false findings.
+func isDefinition(root *yaml.Node) bool {
+	spec := child(root, "spec")
+	if spec == nil || spec.Kind != yaml.MappingNode || scalarAt(spec, "group") == "" {
+		return false
+	}
+	names := child(spec, "names")
+	if names == nil || names.Kind != yaml.MappingNode || len(names.Content) == 0 {
+		return false
+	}
+	if v := child(spec, "versions"); v != nil && v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+		return true
+	}
+	return scalarAt(spec, "version") != ""
 }
 
 // errSlowPath sends a document to the JSON decoder.

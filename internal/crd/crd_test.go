@@ -69,6 +69,8 @@ func TestParseMultiDocument(t *testing.T) {
 
 func TestParseProblems(t *testing.T) {
 	const head = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: w.example.com\n"
+	// spec is what makes a document a definition rather than a patch.
+	const spec = "spec:\n  group: g\n  names: {kind: W, plural: w}\n"
 	for _, tc := range []struct {
 		name, input string
 		line        int
@@ -76,11 +78,11 @@ func TestParseProblems(t *testing.T) {
 	}{
 		{"unclosed flow sequence", head + "spec:\n  group: [oops\n", 6, "line 6: did not find expected ',' or ']'"},
 		{"tab indentation", head + "spec:\n\tgroup: x\n", 6, "YAML does not parse"},
-		{"wrong type", head + "spec:\n  versions:\n    - name: v1\n      served: maybe\n", 8, "cannot unmarshal string"},
-		{"unsupported apiVersion", "apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n", 1, `unsupported apiVersion "apiextensions.k8s.io/v2"`},
-		{"no name", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {}\n", 1, "no metadata.name"},
-		{"infinite number", head + "spec:\n  versions:\n    - name: v1\n      schema:\n        openAPIV3Schema:\n          maximum: .inf\n", 10, "cannot be represented in JSON"},
-		{"merge key", head + "x: &a {b: 1}\nspec:\n  <<: *a\n", 7, "merge keys"},
+		{"wrong type", head + spec + "  versions:\n    - name: v1\n      served: maybe\n", 10, "cannot unmarshal string"},
+		{"unsupported apiVersion", "apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n" + spec + "  versions: [{name: v1}]\n", 1, `unsupported apiVersion "apiextensions.k8s.io/v2"`},
+		{"no name", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {}\n" + spec + "  versions: [{name: v1}]\n", 1, "no metadata.name"},
+		{"infinite number", head + spec + "  versions:\n    - name: v1\n      schema:\n        openAPIV3Schema:\n          maximum: .inf\n", 12, "cannot be represented in JSON"},
+		{"merge key", head + "x: &a {b: 1}\n" + spec + "  versions: [{name: v1}]\n  <<: *a\n", 10, "merge keys"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			crds, problems := Parse("in.yaml", []byte(tc.input))
@@ -104,7 +106,7 @@ func TestParseSkipsOtherKinds(t *testing.T) {
 
 func TestAliasBomb(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: bomb.example.com\n")
+	b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: bomb.example.com\nspec:\n  group: g\n  names: {kind: B, plural: b}\n  versions: [{name: v1}]\n")
 	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
 	for i := 1; i < 10; i++ {
 		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
@@ -117,7 +119,7 @@ func TestAliasBomb(t *testing.T) {
 
 func TestDeepNesting(t *testing.T) {
 	var b strings.Builder
-	b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: deep.example.com\nspec: ")
+	b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: deep.example.com\nspec:\n  group: g\n  names: {kind: D, plural: d}\n  versions: ")
 	b.WriteString(strings.Repeat("[", MaxDepth+10))
 	b.WriteString(strings.Repeat("]", MaxDepth+10))
 	b.WriteString("\n")
@@ -125,7 +127,7 @@ func TestDeepNesting(t *testing.T) {
 	if len(crds) != 0 || len(problems) != 1 {
 		t.Fatalf("crds %d problems %v", len(crds), problems)
 	}
-	if p := problems[0]; p.Line != 5 || !strings.Contains(p.Message, "deeper") && !strings.Contains(p.Message, "exceeded max depth") {
+	if p := problems[0]; p.Line != 8 || !strings.Contains(p.Message, "deeper") && !strings.Contains(p.Message, "exceeded max depth") {
 		t.Fatalf("problem %+v", p)
 	}
 }
@@ -150,5 +152,24 @@ func TestStringItemMatchesAsEncoded(t *testing.T) {
 	}
 	if got := crds[0].LineOf(Path{"spec", "names", "shortNames", StringItem("a<b&c")}); got != 8 {
 		t.Fatalf("line %d, want 8", got)
+	}
+}
+
+// Documents that lack what a definition needs are patches, whatever else they hold: never a
+// problem, never compared.
+func TestParsePatches(t *testing.T) {
+	for _, tc := range []struct{ name, input string }{
+		{"kubebuilder webhook patch", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\nspec:\n  conversion:\n    strategy: Webhook\n    webhook:\n      clientConfig:\n        service: {namespace: system, name: webhook-service, path: /convert}\n      conversionReviewVersions: [v1]\n"},
+		{"test assertion", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: policies.kyverno.io\nstatus:\n  acceptedNames: {kind: Policy}\n"},
+		{"stub with a scope", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x.example.com\nspec:\n  scope: Cluster\n  names: {kind: X, plural: xs}\n"},
+		{"no versions", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x.example.com\nspec:\n  group: example.com\n  names: {kind: X, plural: xs}\n  versions: []\n"},
+		{"undecodable patch", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x.example.com\nspec:\n  conversion: {strategy: [not, a, string]}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			crds, problems := Parse("p.yaml", []byte(tc.input))
+			if len(problems) != 0 || len(crds) != 1 || !crds[0].Patch || crds[0].Object != nil || crds[0].Line != 1 {
+				t.Fatalf("want one patch, got %+v problems %v", crds, problems)
+			}
+		})
 	}
 }

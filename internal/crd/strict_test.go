@@ -110,7 +110,7 @@ status:
 func TestUnknownKeySame(t *testing.T) {
 	parse := func(value string) UnknownKey {
 		t.Helper()
-		crds, _ := Parse("x.yaml", []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.b\nspec:\n  versions:\n  - name: v2\n    served: true\n  - name: v1\n    fancy: "+value+"\n"))
+		crds, _ := Parse("x.yaml", []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.b\nspec:\n  group: b\n  names: {kind: A, plural: a}\n  versions:\n  - name: v2\n    served: true\n  - name: v1\n    fancy: "+value+"\n"))
 		if len(crds) != 1 || len(crds[0].Unknown) != 1 {
 			t.Fatalf("want one unknown key, got %+v", crds)
 		}

@@ -404,7 +404,25 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
 		return nil, err
 	}
+	cmp.Old.ApplyPatches(r.reader(oldTree, nil))
+	cmp.New.ApplyPatches(r.reader(newTree, working))
 	return cmp, nil
+}
+
+// reader reads files of a commit's tree by path, the working tree's changes (nil: deleted) laid
+// over it, for kustomizations and the patches they name.
+func (r *Repo) reader(tree *object.Tree, working map[string][]byte) func(string) ([]byte, bool) {
+	return func(name string) ([]byte, bool) {
+		if data, ok := working[name]; ok {
+			return data, data != nil
+		}
+		e, err := tree.FindEntry(name)
+		if err != nil || !e.Mode.IsFile() {
+			return nil, false
+		}
+		data, err := r.readBlob(name, *e)
+		return data, err == nil && data != nil && len(data) <= MaxFileSize
+	}
 }
 
 // overlay applies the working tree's changes to the changed files of a comparison: a file
@@ -495,6 +513,11 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 	for _, t := range []*Tree{cmp.Old, cmp.New} {
 		for _, c := range t.CRDs {
 			names[c.Name] = true
+		}
+		for _, c := range t.Patches {
+			if c.Name != "" {
+				names[c.Name] = true // a changed patch needs the definition it patches
+			}
 		}
 	}
 	if len(names) == 0 {

@@ -21,8 +21,11 @@ const MaxFileSize = 16 << 20
 
 // Tree is the CRDs found in one side of a comparison.
 type Tree struct {
-	// CRDs are all CRD documents, in the order they were read.
+	// CRDs are all CRD definitions, in the order they were read.
 	CRDs []*crd.CRD
+	// Patches are the CRD documents that are not definitions (kustomize patches, assertions,
+	// stubs): never compared, only applied where a kustomization says so (ApplyPatches).
+	Patches []*crd.CRD
 	// Problems are documents that look like CRDs but cannot be decoded.
 	Problems []crd.Problem
 	// Notices say what was skipped and why (Helm templates, binary files, …).
@@ -81,6 +84,14 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		adds = append(adds, File{Tree: t, Name: filepath.ToSlash(f), Data: data})
 	}
 	AddFiles(adds)
+	t.ApplyPatches(func(name string) ([]byte, bool) {
+		rel, err := filepath.Rel(path, filepath.FromSlash(name))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, false // kustomizations outside what the user named are not read
+		}
+		data, err := readLimited(filepath.FromSlash(name))
+		return data, err == nil && len(data) <= MaxFileSize
+	})
 	return t, nil
 }
 
@@ -142,6 +153,7 @@ func AddFiles(files []File) {
 
 func (t *Tree) merge(p *Tree) {
 	t.CRDs = append(t.CRDs, p.CRDs...)
+	t.Patches = append(t.Patches, p.Patches...)
 	t.Problems = append(t.Problems, p.Problems...)
 	t.Notices = append(t.Notices, p.Notices...)
 	t.Objects = append(t.Objects, p.Objects...)
@@ -180,7 +192,15 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		}
 		return p // cheap: most manifests in a repository are not CRDs
 	}
-	p.CRDs, p.Problems = crd.Parse(name, data)
+	var docs []*crd.CRD
+	docs, p.Problems = crd.Parse(name, data)
+	for _, c := range docs {
+		if c.Patch {
+			p.Patches = append(p.Patches, c)
+		} else {
+			p.CRDs = append(p.CRDs, c)
+		}
+	}
 	return p
 }
 

@@ -1,0 +1,119 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/rules"
+)
+
+const kubebuilder = "../../testdata/repos/kubebuilder"
+
+// kubebuilderFiles reads one side of the kubebuilder-shaped project, by path in the project.
+func kubebuilderFiles(t *testing.T, side string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	root := filepath.Join(kubebuilder, side)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// withoutPatch is the project's kustomization with the webhook patch commented out, as
+// kubebuilder scaffolds it before a conversion webhook is enabled.
+func withoutPatch(files map[string][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	for k, v := range files {
+		out[k] = v
+	}
+	k := "config/crd/kustomization.yaml"
+	out[k] = []byte(strings.Replace(string(files[k]), "- path: patches/webhook_in_widgets.yaml", "#- path: patches/webhook_in_widgets.yaml", 1))
+	return out
+}
+
+// The v1 field removed in bases is reported although a patch and an assertion of the same CRD
+// sit next to it; the conversion webhook that the kustomization's patch adds makes the new v2
+// with another schema safe, and without the patch it is conversion-missing.
+func TestKubebuilderPatches(t *testing.T) {
+	const removed = "field-removed widgets.example.com v1 .spec.color config/crd/bases/example.com_widgets.yaml:31 base\n"
+	const missing = "conversion-missing widgets.example.com v2  config/crd/bases/example.com_widgets.yaml:43 head\n"
+	old, new := kubebuilderFiles(t, "old"), kubebuilderFiles(t, "new")
+	for _, tc := range []struct {
+		name     string
+		old, new map[string][]byte
+		want     string
+	}{
+		{"patched", old, new, removed},
+		{"patch not applied", withoutPatch(old), withoutPatch(new), removed + missing},
+		{"patch enabled by the change", withoutPatch(old), new, removed},
+	} {
+		t.Run("diff/"+tc.name, func(t *testing.T) {
+			dirs := [2]string{t.TempDir(), t.TempDir()}
+			for i, files := range []map[string][]byte{tc.old, tc.new} {
+				for name, data := range files {
+					writeFile(t, filepath.Join(dirs[i], name), data)
+				}
+			}
+			res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+			got := strings.ReplaceAll(strings.ReplaceAll(located(res.Findings), dirs[0]+"/", ""), dirs[1]+"/", "")
+			if got != tc.want || res.CRDs != 1 || len(res.Notices) != 0 {
+				t.Errorf("findings:\n%s\nwant:\n%s\nCRDs %d, notices %v", got, tc.want, res.CRDs, res.Notices)
+			}
+		})
+		t.Run("git/"+tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			for name, data := range tc.old {
+				tr.Write(name, data)
+			}
+			tr.Branch("main", tr.Commit("base"))
+			for name, data := range tc.new {
+				tr.Write(name, data)
+			}
+			tr.Commit("head")
+			res := tr.check(GitOptions{Base: "main"})
+			assertFindings(t, res, tc.want)
+			if res.CRDs != 1 || len(res.Notices) != 0 {
+				t.Errorf("CRDs %d, notices %v", res.CRDs, res.Notices)
+			}
+		})
+	}
+}
+
+// A change to the patch alone changes what is installed: the unchanged definition is read and
+// compared with the patch applied on each side.
+func TestGitPatchOnlyChange(t *testing.T) {
+	tr := newTestRepo(t)
+	files := kubebuilderFiles(t, "new")
+	for name, data := range files {
+		tr.Write(name, data)
+	}
+	tr.Branch("main", tr.Commit("base"))
+	p := "config/crd/patches/webhook_in_widgets.yaml"
+	tr.Write(p, []byte(strings.Replace(string(files[p]), "strategy: Webhook", "strategy: None", 1)[:strings.Index(string(files[p]), "    webhook:")]))
+	tr.Commit("drop the conversion webhook")
+	res := tr.check(GitOptions{Base: "main"})
+	// conversion-missing stays quiet: v2 is not new, and the removal is the finding.
+	assertFindings(t, res, "conversion-webhook-removed widgets.example.com   config/crd/bases/example.com_widgets.yaml:8 head\n")
+}
+
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,156 @@
+package source
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+// kustomizationNames are the file names kustomize looks for in a folder, in its order.
+var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// ApplyPatches applies to the tree's definitions the CRD patches that a kustomization in one of
+// their folders, or above, applies to them (kubebuilder's config/crd/kustomization.yaml and its
+// patches/webhook_in_<kind>.yaml), so that what is compared is what the project installs. Only
+// CRD patches and the definitions they patch are rendered, through kustomize itself; the rest of
+// a kustomization (name prefixes, labels, other kinds) is left out. read returns a file of the
+// same side by its name in the tree. A kustomization kustomize refuses is a notice.
+func (t *Tree) ApplyPatches(read func(name string) ([]byte, bool)) {
+	index := map[string][]int{} // file → indexes into t.CRDs
+	var dirs []string
+	seen := map[string]bool{}
+	for i, c := range t.CRDs {
+		index[c.File] = append(index[c.File], i)
+		for d := path.Dir(c.File); !seen[d]; d = path.Dir(d) {
+			seen[d] = true
+			dirs = append(dirs, d)
+			if d == "." || d == "/" {
+				break
+			}
+		}
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		for _, k := range kustomizationNames {
+			if data, ok := read(path.Join(d, k)); ok {
+				t.applyKustomization(d, path.Join(d, k), data, index, read)
+				break
+			}
+		}
+	}
+}
+
+// applyKustomization renders one kustomization's CRD patches over its CRD resources and puts
+// the results in place of the definitions (as copies: git mode shares unchanged definitions
+// between the sides).
+func (t *Tree) applyKustomization(dir, file string, data []byte, index map[string][]int, read func(string) ([]byte, bool)) {
+	var k types.Kustomization
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		t.Notices = append(t.Notices, fmt.Sprintf("%s: not read, its CRD patches were not applied: %v", file, err))
+		return
+	}
+	files := map[string][]byte{}
+	var resources []string
+	for _, r := range append(k.Resources, k.Bases...) { //nolint:staticcheck // Bases is how older kustomizations list resources
+		name := path.Join(dir, r)
+		if len(index[name]) == 0 {
+			continue // not a file with a definition this tree compares
+		}
+		if body, ok := read(name); ok {
+			files[name] = body
+			resources = append(resources, r)
+		}
+	}
+	if len(resources) == 0 {
+		return
+	}
+	// patchesStrategicMerge and patchesJson6902 are patches with and without a target.
+	all := append([]types.Patch{}, k.Patches...)
+	for _, p := range k.PatchesStrategicMerge { //nolint:staticcheck // still what kubebuilder v3 scaffolds
+		if IsManifest(string(p)) && !strings.Contains(string(p), "\n") {
+			all = append(all, types.Patch{Path: string(p)})
+		} else {
+			all = append(all, types.Patch{Patch: string(p)})
+		}
+	}
+	for _, p := range k.PatchesJson6902 { //nolint:staticcheck // still found in older projects
+		all = append(all, p)
+	}
+	var patches []types.Patch
+	for _, p := range all {
+		body := []byte(p.Patch)
+		if p.Path != "" {
+			name := path.Join(dir, p.Path)
+			b, ok := read(name)
+			if !ok {
+				continue
+			}
+			body, files[name] = b, b
+		}
+		if (p.Target != nil && p.Target.Kind == crd.Kind) || (p.Target == nil || p.Target.Kind == "") && crd.MentionsCRD(body) {
+			patches = append(patches, p)
+		}
+	}
+	if len(patches) == 0 {
+		return
+	}
+	fs := filesys.MakeFsInMemory()
+	for name, body := range files {
+		if err := fs.WriteFile(fsPath(name), body); err != nil {
+			t.Notices = append(t.Notices, fmt.Sprintf("%s: CRD patches not applied: %v", file, err))
+			return
+		}
+	}
+	only := types.Kustomization{TypeMeta: types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind}, Resources: resources, Patches: patches}
+	body, err := yaml.Marshal(only)
+	if err == nil {
+		err = fs.WriteFile(path.Join(fsPath(dir), "kustomization.yaml"), body)
+	}
+	if err != nil {
+		t.Notices = append(t.Notices, fmt.Sprintf("%s: CRD patches not applied: %v", file, err))
+		return
+	}
+	opts := krusty.MakeDefaultOptions()
+	opts.LoadRestrictions = types.LoadRestrictionsNone // patches/../bases is the usual layout
+	out, err := krusty.MakeKustomizer(opts).Run(fs, fsPath(dir))
+	if err != nil {
+		t.Notices = append(t.Notices, fmt.Sprintf("%s: CRD patches not applied, kustomize says: %v", file, err))
+		return
+	}
+	for _, res := range out.Resources() {
+		if res.GetKind() != crd.Kind {
+			continue
+		}
+		y, err := res.AsYAML()
+		if err != nil {
+			continue
+		}
+		docs, _ := crd.Parse(file, y)
+		for _, patched := range docs {
+			if patched.Patch {
+				continue
+			}
+			for _, r := range resources {
+				for _, i := range index[path.Join(dir, r)] {
+					if c := t.CRDs[i]; c.Name == patched.Name {
+						cp := *c
+						cp.Object = patched.Object
+						cp.PatchedBy = file
+						t.CRDs[i] = &cp
+					}
+				}
+			}
+		}
+	}
+}
+
+// fsPath is a tree name as a path of the in-memory file system kustomize reads.
+func fsPath(name string) string { return path.Clean("/" + name) }
