@@ -57,9 +57,10 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 		t.Notices = append(t.Notices, fmt.Sprintf("%s: not read, its CRD patches were not applied: %v", file, err))
 		return
 	}
+	k.FixKustomization() // bases and other deprecated spellings, as kustomize reads them
 	files := map[string][]byte{}
 	var resources []string
-	for _, r := range append(k.Resources, k.Bases...) { //nolint:staticcheck // Bases is how older kustomizations list resources
+	for _, r := range k.Resources {
 		name := path.Join(dir, r)
 		if len(index[name]) == 0 {
 			continue // not a file with a definition this tree compares
@@ -74,16 +75,16 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 	}
 	// patchesStrategicMerge and patchesJson6902 are patches with and without a target.
 	all := append([]types.Patch{}, k.Patches...)
-	for _, p := range k.PatchesStrategicMerge { //nolint:staticcheck // still what kubebuilder v3 scaffolds
+	//lint:ignore SA1019 still what kubebuilder v3 scaffolds
+	for _, p := range k.PatchesStrategicMerge {
 		if IsManifest(string(p)) && !strings.Contains(string(p), "\n") {
 			all = append(all, types.Patch{Path: string(p)})
 		} else {
 			all = append(all, types.Patch{Patch: string(p)})
 		}
 	}
-	for _, p := range k.PatchesJson6902 { //nolint:staticcheck // still found in older projects
-		all = append(all, p)
-	}
+	//lint:ignore SA1019 still found in older projects
+	all = append(all, k.PatchesJson6902...)
 	var patches []types.Patch
 	for _, p := range all {
 		body := []byte(p.Patch)
