@@ -83,7 +83,7 @@ func main() {
 			crdifyRunner.Run(o, n)
 			return nil
 		}},
-		{"crdguard (schema rules)", func(p pair) error {
+		{"crdguard (schema rules + CEL judgement)", func(p pair) error {
 			o, n := &source.Tree{}, &source.Tree{}
 			source.AddFiles([]source.File{{Tree: o, Name: "old.yaml", Data: p.old}, {Tree: n, Name: "new.yaml", Data: p.new}})
 			if len(o.CRDs) != 1 || len(n.CRDs) != 1 {

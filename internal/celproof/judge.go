@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -432,6 +434,13 @@ func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
 // returns the object (and the stored object of an update) when both hold.
 func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
 	obj = j.object(steps, v)
+	if old == nil {
+		if !j.confirmCreate(steps, obj) {
+			return nil, nil
+		}
+		obj["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
+		return obj, nil
+	}
 	if old != nil {
 		stored = j.object(steps, old)
 	}
@@ -471,6 +480,73 @@ func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
 		}
 	}
 	return nil, nil
+}
+
+// confirmCreate asks the API server's validators whether the old version accepts creating obj
+// and the new one refuses it because of a rule at the node. The object goes through the server's
+// create path without CEL (pruning, defaulting, OpenAPI, metadata, list and embedded checks),
+// then the CEL validator of every schema node the object reaches runs on that node's value, as
+// the server's recursive CEL validator does — with each node's rules compiled once per run
+// instead of the whole CRD's for every object.
+func (j *Judge) confirmCreate(steps []Step, obj map[string]any) bool {
+	var sides [2]*validation.Schema
+	for i, ver := range j.versions {
+		var err error
+		if sides[i], err = ver.WithoutCEL(); err != nil {
+			return false
+		}
+	}
+	before := sides[0].Create(obj)
+	if before.Errors != nil || j.celFails("old", j.oldRoot, before.Object, ".", true, "") {
+		return false
+	}
+	after := sides[1].Create(obj)
+	return after.Errors == nil && j.celFails("new", j.newRoot, after.Object, ".", true, fieldPath(steps))
+}
+
+// celFails reports whether a rule fails at a node the value x reaches (at the node at target,
+// when target is not empty: the node a witness is about). at is the node's API server path.
+func (j *Judge) celFails(side string, s *structuralschema.Structural, x any, at string, isRoot bool, target string) bool {
+	if s == nil || x == nil {
+		return false
+	}
+	key := strings.TrimPrefix(at, ".")
+	if len(s.XValidations) > 0 && (target == "" || key == target) {
+		failed, ok := j.program(side+":"+key, s, isRoot || s.XEmbeddedResource).eval(x, nil)
+		if !ok || slices.Contains(failed, true) {
+			return true
+		}
+	}
+	switch v := x.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for k := range v {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			child := at + "." + k
+			if at == "." {
+				child = "." + k
+			}
+			if p, ok := s.Properties[k]; ok {
+				if j.celFails(side, &p, v[k], child, p.XEmbeddedResource, target) {
+					return true
+				}
+			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+				if j.celFails(side, ap.Structural, v[k], at+"[a]", ap.Structural.XEmbeddedResource, target) {
+					return true
+				}
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if s.Items != nil && j.celFails(side, s.Items, e, at+"[0]", s.Items.XEmbeddedResource, target) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mergeObjects is an object that reaches every field either of two objects sets.

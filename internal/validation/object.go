@@ -49,6 +49,7 @@ type Version struct {
 	// full replaces them once building them costs more than compiling every rule once.
 	reaching map[string]*Schema
 	full     *Schema
+	noCEL    *Schema
 }
 
 // maxReaching is how many partial validators a Version builds before it compiles them all.
@@ -69,6 +70,19 @@ func NewVersion(c *crd.CRD, version string) (*Version, error) {
 		return nil, fmt.Errorf("%s %s: schema is not structural: %w", c.Name, version, err)
 	}
 	return &Version{name: version, in: in, openAPI: v.OpenAPIV3Schema, Structural: s}, nil
+}
+
+// WithoutCEL is the validator with every step but the CEL rules, which a caller that compiles
+// rules node by node (internal/celproof) runs itself; built once.
+func (v *Version) WithoutCEL() (*Schema, error) {
+	if v.noCEL == nil {
+		s, err := v.schema(nil)
+		if err != nil {
+			return nil, err
+		}
+		v.noCEL = s
+	}
+	return v.noCEL, nil
 }
 
 // Reaching builds a validator for obj and objects that set no more than it does: the CEL rules of

@@ -73,10 +73,13 @@ type crValidator struct {
 }
 
 // newCRValidator composes the validator; celSchema is s, or s with the rules of nodes that the
-// objects to check do not reach left out.
+// objects to check do not reach left out, or nil for no CEL at all.
 func newCRValidator(gvk schema.GroupVersionKind, namespaced bool, s, celSchema *structuralschema.Structural, sv apiservervalidation.SchemaValidator, scale *apiextensions.CustomResourceSubresourceScale) *crValidator {
-	return &crValidator{gvk: gvk, namespaced: namespaced, structural: s, schema: sv, scale: scale,
-		cel: cel.NewValidator(celSchema, true, celconfig.PerCallLimit)}
+	v := &crValidator{gvk: gvk, namespaced: namespaced, structural: s, schema: sv, scale: scale}
+	if celSchema != nil {
+		v.cel = cel.NewValidator(celSchema, true, celconfig.PerCallLimit)
+	}
+	return v
 }
 
 // Validate checks a create.
