@@ -2,7 +2,10 @@ package crd
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
 )
 
 // specV1 is a spec with one served and stored version v1, whose keys continue at its indent.
@@ -133,5 +136,73 @@ func TestNearest(t *testing.T) {
 		if got := Nearest(word, names); got != want {
 			t.Errorf("Nearest(%q) = %q, want %q", word, got, want)
 		}
+	}
+}
+
+// TestUnknownKeysEveryPath: the keys come out the same whichever YAML parser read the document
+// (the fast one or yaml.v3) and whichever decoder read the schema (the YAML one or, when it
+// gives up, JSON).
+func TestUnknownKeysEveryPath(t *testing.T) {
+	doc := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-preserve-unknown-field: true
+            properties:
+              name:
+                type: string
+                maxLenght: 3
+`
+	// Block style only, which the fast parser reads; dependencies is a known keyword the YAML
+	// schema decoder leaves to JSON.
+	slow := strings.Replace(doc, "                maxLenght: 3\n", "                maxLenght: 3\n                dependencies:\n                  other:\n                    type: string\n", 1)
+	render := func(t *testing.T, docs []*yaml.Node) string {
+		t.Helper()
+		if len(docs) != 1 {
+			t.Fatalf("%d documents", len(docs))
+		}
+		c, p := decodeDocument("x.yaml", docs[0])
+		if p != nil || c == nil {
+			t.Fatalf("problem %v", p)
+		}
+		return fmt.Sprintf("%+v", c.Unknown)
+	}
+	var want string
+	for _, text := range []string{doc, slow} {
+		fast, ok := parseFast([]byte(text))
+		if !ok {
+			t.Fatal("the fast parser gave up")
+		}
+		v3, err := parseV3([]byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range []string{render(t, fast), render(t, v3)} {
+			if want == "" {
+				want = got
+			}
+			if got != want {
+				t.Errorf("got %s\nwant %s", got, want)
+			}
+		}
+	}
+	if !strings.Contains(want, "maxLenght") || !strings.Contains(want, "x-kubernetes-preserve-unknown-field") {
+		t.Errorf("keys missing: %s", want)
 	}
 }
