@@ -22,9 +22,14 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 			changed[key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}] = p
 		}
 	}
-	schemas := map[string]*validation.Schema{}
+	// Keyed by the document, not its file: in git mode base and head share the path.
+	type schemaKey struct {
+		c       *crd.CRD
+		version string
+	}
+	schemas := map[schemaKey]*validation.Schema{}
 	schemaOf := func(c *crd.CRD, version string) *validation.Schema {
-		k := c.File + "\x00" + c.Name + "\x00" + version
+		k := schemaKey{c, version}
 		if s, ok := schemas[k]; ok {
 			return s
 		}
@@ -57,6 +62,10 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 	}
 	return out
 }
+
+// notChecked is how a field.Error without a field prints its field: the API server's "some
+// validation rules were not checked" note has none.
+const notChecked = "<nil>"
 
 func hasVersion(c *crd.CRD, v string) bool {
 	for _, x := range c.Object.Spec.Versions {
@@ -101,11 +110,18 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		}
 	}
 	for _, e := range now.Errors {
+		if e.Field == notChecked && len(now.Errors) > 1 {
+			continue // the server's note that CEL rules waited for the other errors, not a field
+		}
 		sev := finding.Warning // invalid under both, or a sample of a new version
 		if validBefore && !was[validation.ErrorKey(e)] {
 			sev = finding.Error
 		}
-		out = append(out, rules.SampleFinding(false, sev, crdName, version, "."+e.Field,
+		path := "." + e.Field
+		if e.Field == notChecked {
+			path = "."
+		}
+		out = append(out, rules.SampleFinding(false, sev, crdName, version, path,
 			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
 	}
 	return out

@@ -14,7 +14,8 @@ type Object struct {
 	Line       int
 	APIVersion string
 	Kind       string
-	Name       string
+	// Name is metadata.name, or metadata.generateName followed by "…" (for messages).
+	Name string
 	// Data is the object as JSON values (map[string]any, []any, float64/int64, …).
 	Data map[string]any
 
@@ -69,6 +70,12 @@ func ParseObjects(file string, data []byte) []*Object {
 		name := ""
 		if meta := child(root, "metadata"); meta != nil {
 			name = scalarAt(meta, "name")
+			if name == "" {
+				// kubectl create accepts generateName; the server picks the rest of the name.
+				if g := scalarAt(meta, "generateName"); g != "" {
+					name = g + "…"
+				}
+			}
 		}
 		out = append(out, &Object{File: file, Line: root.Line, APIVersion: apiVersion, Kind: kind, Name: name, Data: m, root: root})
 	}

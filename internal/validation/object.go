@@ -276,9 +276,11 @@ type Created struct {
 	Errors field.ErrorList
 }
 
-// Create sends obj (not modified) through the API server's create path.
+// Create sends obj (not modified) through the API server's create path, as `kubectl create`
+// sends it (see AsSent).
 func (s *Schema) Create(obj map[string]any) Created {
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	s.AsSent(u)
 	pruned := structuralpruning.PruneWithOptions(u.Object, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, s.structural)
 	structuraldefaulting.Default(u.Object, s.structural)
@@ -291,16 +293,33 @@ func (s *Schema) Create(obj map[string]any) Created {
 // are forgiven, as Kubernetes ≥ 1.30 does.
 func (s *Schema) Update(obj, stored map[string]any) field.ErrorList {
 	nu := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+	s.AsSent(nu)
 	structuralpruning.Prune(nu.Object, s.structural, true)
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(nu.Object, s.structural)
 	structuraldefaulting.Default(nu.Object, s.structural)
 	old := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(stored)}
+	s.AsSent(old)
 	structuralpruning.Prune(old.Object, s.structural, true)
 	structuraldefaulting.Default(old.Object, s.structural)
 	// An update names the version it replaces; the samples do not carry one.
 	nu.SetResourceVersion("1")
 	old.SetResourceVersion("1")
 	return s.validator.ValidateUpdate(context.Background(), nu, old)
+}
+
+// generatedSuffix stands for the five random characters the API server appends to generateName.
+const generatedSuffix = "x7k2q"
+
+// AsSent completes a sample as kubectl and the API server do before validating it: a namespaced
+// object without metadata.namespace lands in the "default" namespace (kubebuilder's samples never
+// set one), and generateName gets the server's random suffix as the name.
+func (s *Schema) AsSent(u *unstructured.Unstructured) {
+	if s.validator.namespaced && u.GetNamespace() == "" {
+		u.SetNamespace("default")
+	}
+	if u.GetName() == "" && u.GetGenerateName() != "" {
+		u.SetName(u.GetGenerateName() + generatedSuffix)
+	}
 }
 
 // ErrorKey identifies an error independently of its wording, to compare two schemas' verdicts.
