@@ -15,7 +15,26 @@ type buildVersion struct {
 	Version, Commit, Go, APIExtensions, APIMachinery string
 }
 
+// version and commit are set by release builds (.ci/build-binary.sh with CRDGUARD_VERSION and
+// CRDGUARD_COMMIT, GoReleaser with the same -ldflags "-X main.version=… -X main.commit=…"): a
+// release is built from a checkout, where the module's own version is not known to the Go
+// toolchain, and the image is built without .git. `go install …@vX.Y.Z` leaves them empty and
+// the build info has the version.
+var version, commit string
+
 func readBuildVersion() buildVersion {
+	v := buildInfoVersion()
+	if version != "" {
+		v.Version = version
+	}
+	if commit != "" {
+		v.Commit = commit
+	}
+	return v
+}
+
+// buildInfoVersion is what the Go toolchain recorded in the binary.
+func buildInfoVersion() buildVersion {
 	v := buildVersion{Version: "(devel)", Commit: "unknown", Go: runtime.Version(), APIExtensions: "unknown", APIMachinery: "unknown"}
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
