@@ -11,6 +11,9 @@ import (
 	"github.com/crdguard/crdguard/internal/source"
 )
 
+// topicMark numbers the fast-import marks of topic commits apart from main's.
+const topicMark = 100000
+
 // history is a bare "origin" with a long main branch and a pull request branched off it, built
 // by git itself (fast-import), as GitHub would serve it: any reachable SHA may be fetched, and
 // partial clones are allowed.
@@ -19,7 +22,7 @@ type history struct {
 }
 
 // newHistory builds main with n commits (the CRD in the first, a labels file and a log file
-// changed by every later one) and a pull request branch, one commit removing a field, that
+// changed by every later one, every tenth a merge of a topic branch) and a pull request branch, one commit removing a field, that
 // starts behind commits before main's tip.
 func newHistory(t *testing.T, n, behind int) history {
 	t.Helper()
@@ -37,7 +40,16 @@ func newHistory(t *testing.T, n, behind int) history {
 		}
 	}
 	for i := 1; i <= n; i++ {
+		if i%10 == 0 {
+			// Every tenth change is merged from a topic branch, as projects with pull requests
+			// do: a shallow history then has boundary commits that are second parents.
+			commit("refs/heads/topic", topicMark+i, i-2, fmt.Sprintf("topic %d", i))
+			blob(fmt.Sprintf("docs/%d.md", i), []byte("topic\n"))
+		}
 		commit("refs/heads/main", i, 0, fmt.Sprintf("change %d", i))
+		if i%10 == 0 {
+			fmt.Fprintf(&b, "merge :%d\n", topicMark+i)
+		}
 		if i == 1 {
 			blob("crds/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
 		}

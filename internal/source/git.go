@@ -198,29 +198,111 @@ var deepenSteps = []int{50, 500, 5000, math.MaxInt32}
 // computed against. In a shallow clone the history is fetched deeper and deeper (into the
 // temporary store) until it is found, the whole history last.
 func (r *Repo) MergeBase(base, head *object.Commit) (*object.Commit, error) {
+	if !r.isShallow() {
+		bases, err := base.MergeBase(head)
+		if err != nil {
+			return nil, fmt.Errorf("merge base of %s and %s: %w", short(base), short(head), err)
+		}
+		if len(bases) == 0 {
+			return nil, fmt.Errorf("commits %s and %s have no common ancestor", short(base), short(head))
+		}
+		sort.Slice(bases, func(i, j int) bool { return bases[i].Hash.String() < bases[j].Hash.String() })
+		r.want(bases[0].Hash)
+		return bases[0], nil
+	}
 	var ferr error
 	for i := 0; ; i++ {
-		bases, err := base.MergeBase(head)
-		if err == nil && len(bases) > 0 {
-			sort.Slice(bases, func(i, j int) bool { return bases[i].Hash.String() < bases[j].Hash.String() })
-			r.want(bases[0].Hash)
-			return bases[0], nil
+		mb, complete, err := r.shallowMergeBase(base.Hash, head.Hash)
+		if err != nil {
+			return nil, err
 		}
-		if err == nil && (r.history || !r.isShallow()) {
+		if mb != nil {
+			r.want(mb.Hash)
+			return mb, nil
+		}
+		if complete {
 			return nil, fmt.Errorf("commits %s and %s have no common ancestor", short(base), short(head))
 		}
 		if i == len(deepenSteps) || ferr != nil {
 			break
 		}
-		// Reload both commits from the store so that the walk sees what was fetched.
+		// Each depth is fetched into a new store rather than deepening the last one.
+		if ferr = r.store.close(); ferr != nil {
+			break
+		}
 		ferr = r.fetch([]plumbing.Hash{base.Hash, head.Hash}, deepenSteps[i])
-		r.history = ferr == nil && deepenSteps[i] == math.MaxInt32
+		r.complete = map[plumbing.Hash]bool{base.Hash: true, head.Hash: true}
 	}
 	why := ""
 	if ferr != nil {
 		why = fmt.Sprintf(" (fetching from %s: %v)", r.Remote, ferr)
 	}
 	return nil, fmt.Errorf("no merge base of %s and %s: %w%s; %s", short(base), short(head), ErrNeedHistory, why, r.historyHint())
+}
+
+// shallowMergeBase finds the newest commit reachable from both base and head among the commits
+// the stores have. go-git's MergeBase fails at the first missing parent, and a shallow history of
+// a project with merges always has some; here a missing parent is a boundary, and complete says
+// whether any was met. Newest first from base: the first common commit is the one the pull
+// request branched from (commit dates would have to go backwards to mislead it).
+func (r *Repo) shallowMergeBase(base, head plumbing.Hash) (mb *object.Commit, complete bool, err error) {
+	complete = true
+	get := func(h plumbing.Hash) (*object.Commit, error) {
+		c, err := r.repo.CommitObject(h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			complete = false
+			return nil, nil
+		}
+		return c, err
+	}
+	fromHead := map[plumbing.Hash]bool{}
+	for stack := []plumbing.Hash{head}; len(stack) > 0; {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if fromHead[h] {
+			continue
+		}
+		c, err := get(h)
+		if err != nil {
+			return nil, false, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+		if c == nil {
+			continue
+		}
+		fromHead[h] = true
+		stack = append(stack, c.ParentHashes...)
+	}
+	seen := map[plumbing.Hash]bool{}
+	var queue []*object.Commit // newest last
+	push := func(h plumbing.Hash) error {
+		if seen[h] {
+			return nil
+		}
+		seen[h] = true
+		c, err := get(h)
+		if err != nil || c == nil {
+			return err
+		}
+		i := sort.Search(len(queue), func(i int) bool { return queue[i].Committer.When.After(c.Committer.When) })
+		queue = slices.Insert(queue, i, c)
+		return nil
+	}
+	if err := push(base); err != nil {
+		return nil, false, fmt.Errorf("reading commit %s: %w", base, err)
+	}
+	for len(queue) > 0 {
+		c := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if fromHead[c.Hash] {
+			return c, complete, nil
+		}
+		for _, p := range c.ParentHashes {
+			if err := push(p); err != nil {
+				return nil, false, fmt.Errorf("reading commit %s: %w", p, err)
+			}
+		}
+	}
+	return nil, complete, nil
 }
 
 func (r *Repo) isShallow() bool {
