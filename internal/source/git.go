@@ -44,8 +44,6 @@ type Repo struct {
 	// of their objects; complete holds those fetched so.
 	wanted   []plumbing.Hash
 	complete map[plumbing.Hash]bool
-	// history is set once the full history of the wanted commits has been fetched.
-	history bool
 }
 
 // ErrNeedHistory says a commit is not in the clone and could not be fetched.
