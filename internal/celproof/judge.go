@@ -658,6 +658,11 @@ func (j *Judge) Introduced(steps []Step, r apiextv1.ValidationRule, minor uint) 
 	if j.err != nil {
 		return "", "", false
 	}
+	defer func() {
+		if recover() != nil { // as in Judge: the API server's own validation still runs
+			fn, since, tooNew = "", "", false
+		}
+	}()
 	node := walk(j.newRoot, steps)
 	if node == nil {
 		return "", "", false
