@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
 )
 
 const kubebuilder = "../../testdata/repos/kubebuilder"
@@ -47,17 +49,22 @@ func withoutPatch(files map[string][]byte) map[string][]byte {
 // sit next to it; the conversion webhook that the kustomization's patch adds makes the new v2
 // with another schema safe, and without the patch it is conversion-missing.
 func TestKubebuilderPatches(t *testing.T) {
-	const removed = "field-removed widgets.example.com v1 .spec.color config/crd/bases/example.com_widgets.yaml:31 base\n"
-	const missing = "conversion-missing widgets.example.com v2  config/crd/bases/example.com_widgets.yaml:43 head\n"
+	const removed = "field-removed widgets.example.com v1 .spec.color config/crd/bases/example.com_widgets.yaml:31 base\n" +
+		"max-added widgets.example.com v1 .spec.size config/crd/bases/example.com_widgets.yaml:34 head\n"
+	const missing = "conversion-missing widgets.example.com v2  config/crd/bases/example.com_widgets.yaml:44 head\n"
+	// The samples set no namespace (one has a generateName): they fail only for what the
+	// change does, so these are errors, and nothing about metadata.
+	const samples = "sample-pruned widgets.example.com v1 .spec.color config/samples/example_v1_widget.yaml:9 head\n" +
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/generated.yaml:7 head\n"
 	old, new := kubebuilderFiles(t, "old"), kubebuilderFiles(t, "new")
 	for _, tc := range []struct {
 		name     string
 		old, new map[string][]byte
 		want     string
 	}{
-		{"patched", old, new, removed},
-		{"patch not applied", withoutPatch(old), withoutPatch(new), removed + missing},
-		{"patch enabled by the change", withoutPatch(old), new, removed},
+		{"patched", old, new, removed + samples},
+		{"patch not applied", withoutPatch(old), withoutPatch(new), removed + missing + samples},
+		{"patch enabled by the change", withoutPatch(old), new, removed + samples},
 	} {
 		t.Run("diff/"+tc.name, func(t *testing.T) {
 			dirs := [2]string{t.TempDir(), t.TempDir()}
@@ -66,7 +73,15 @@ func TestKubebuilderPatches(t *testing.T) {
 					writeFile(t, filepath.Join(dirs[i], name), data)
 				}
 			}
-			res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+			oldTree, err := source.ReadPath(dirs[0], false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			newTree, err := source.ReadPath(dirs[1], true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := Trees(oldTree, newTree, rules.Options{})
 			got := strings.ReplaceAll(strings.ReplaceAll(located(res.Findings), dirs[0]+"/", ""), dirs[1]+"/", "")
 			if got != tc.want || res.CRDs != 1 || len(res.Notices) != 0 {
 				t.Errorf("findings:\n%s\nwant:\n%s\nCRDs %d, notices %v", got, tc.want, res.CRDs, res.Notices)
@@ -104,8 +119,13 @@ func TestGitPatchOnlyChange(t *testing.T) {
 	tr.Write(p, []byte(strings.Replace(string(files[p]), "strategy: Webhook", "strategy: None", 1)[:strings.Index(string(files[p]), "    webhook:")]))
 	tr.Commit("drop the conversion webhook")
 	res := tr.check(GitOptions{Base: "main"})
-	// conversion-missing stays quiet: v2 is not new, and the removal is the finding.
-	assertFindings(t, res, "conversion-webhook-removed widgets.example.com   config/crd/bases/example.com_widgets.yaml:8 head\n")
+	// conversion-missing stays quiet: v2 is not new, and the removal is the finding. The sample
+	// above the maximum was already invalid: a warning.
+	assertFindings(t, res, "conversion-webhook-removed widgets.example.com   config/crd/bases/example.com_widgets.yaml:8 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/generated.yaml:7 head\n")
+	if f := res.Findings[len(res.Findings)-1]; f.Rule != "sample-invalid" || f.Severity != finding.Warning {
+		t.Errorf("last finding %s %v, want a sample-invalid warning", f.Rule, f.Severity)
+	}
 }
 
 func writeFile(t *testing.T, path string, data []byte) {
