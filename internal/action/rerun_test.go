@@ -30,7 +30,7 @@ func TestAppliedThen502MakesNoDuplicates(t *testing.T) {
 
 // Two crdguard jobs on one pull request (distinct check names, e.g. two CRD folders) keep their
 // own comments: fixing what one reports deletes its comments only, and a person's comment that
-// quotes a crdguard comment (marker included) is neither "already posted" nor deleted.
+// quotes a crdguard comment (marker included) is not deleted.
 func TestInstancesKeepTheirOwnComments(t *testing.T) {
 	pr := newPullRequest(t)
 	run := func(name, paths string, wantCode int) {

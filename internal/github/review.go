@@ -102,7 +102,9 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 	if err != nil {
 		return res, err
 	}
-	// Only the action's own comments count: a human quoting one copies its marker.
+	// Any comment with this instance's marker means the finding is on the pull request (the
+	// identity may be a GitHub App's, which the token cannot ask for); only comments written by
+	// the identity are deleted: a person quoting one copies its marker.
 	posted := map[string]bool{}
 	ours := map[string][]Comment{}
 	replied := map[int64]bool{}
@@ -110,18 +112,14 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		if c.InReplyTo != 0 {
 			replied[c.InReplyTo] = true
 		}
-		if c.Author != me {
-			continue
-		}
 		for _, fp := range p.own(fingerprints(c.Body)) {
 			posted[fp] = true
-			ours[fp] = append(ours[fp], c)
+			if c.Author == me {
+				ours[fp] = append(ours[fp], c)
+			}
 		}
 	}
 	for _, r := range reviews {
-		if r.Author != me {
-			continue
-		}
 		for _, fp := range p.own(fingerprints(r.Body)) {
 			posted[fp] = true
 		}
