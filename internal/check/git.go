@@ -138,6 +138,13 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	res.Notices = append(res.Notices, history...)
+	unmatched, err := repo.UnmatchedPaths(head, o.Filter, working)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range unmatched {
+		res.Notices = append(res.Notices, source.UnmatchedNotice(g, "head"))
+	}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		seen[f.Key()] = true

@@ -37,7 +37,8 @@ type Config struct {
 	Rules map[string]string `yaml:"rules"`
 	// Paths are globs of where CRDs are looked for; defaults to the whole tree.
 	Paths []string `yaml:"paths"`
-	// Exclude are globs of paths never read.
+	// Exclude are globs of paths never read; defaults to DefaultExclude, which setting it
+	// replaces (exclude: [] reads everything).
 	Exclude []string `yaml:"exclude"`
 	// Samples are globs of custom resources to validate against the new schemas.
 	Samples []string `yaml:"samples"`
@@ -75,6 +76,10 @@ type severityOverride struct {
 	off      bool
 	severity finding.Severity
 }
+
+// DefaultExclude keeps test fixtures out, by Go's convention: testdata folders hold CRDs that
+// are inputs of tests, not what the project ships.
+var DefaultExclude = []string{"**/testdata/**"}
 
 // Default is the configuration used when there is no file.
 func Default() *Config {
@@ -187,6 +192,9 @@ func (c *Config) validate() error {
 		if ig == (Ignore{Reason: ig.Reason}) {
 			return c.atLine(fmt.Sprintf("ignore[%d]", i), fmt.Errorf("ignore[%d]: matches every finding; name a crd, version, path or rule", i))
 		}
+	}
+	if _, set := c.lines["exclude"]; !set && c.Exclude == nil {
+		c.Exclude = append([]string{}, DefaultExclude...)
 	}
 	for key, globs := range map[string][]string{"paths": c.Paths, "exclude": c.Exclude, "samples": c.Samples} {
 		for i, g := range globs {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +176,26 @@ ignore: [{crd: widgets.example.com, path: .spec.legacy, rule: field-removed, rea
 				t.Error("Apply modified its input")
 			}
 		})
+	}
+}
+
+// exclude defaults to Go's testdata convention; setting it, even to nothing, replaces the default.
+func TestExcludeDefault(t *testing.T) {
+	for _, tc := range []struct{ config, want string }{
+		{"", "[**/testdata/**]"},
+		{"paths: [config/crd/**]\n", "[**/testdata/**]"},
+		{"exclude: []\n", "[]"},
+		{"exclude: [vendor/**]\n", "[vendor/**]"},
+	} {
+		c, err := Parse([]byte(tc.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprint(c.Exclude); got != tc.want {
+			t.Errorf("%q: exclude %s, want %s", tc.config, got, tc.want)
+		}
+	}
+	if got := fmt.Sprint(Default().Exclude); got != "[**/testdata/**]" {
+		t.Errorf("Default: exclude %s", got)
 	}
 }
