@@ -24,6 +24,16 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	oldByName, oldDups := old.Index()
 	newByName, newDups := new.Index()
 	r.Notices = append(append(r.Notices, old.Notices...), new.Notices...)
+	for _, s := range old.Skipped {
+		r.Notices = append(r.Notices, "base: "+s)
+	}
+	for _, s := range new.Skipped {
+		r.Notices = append(r.Notices, "head: "+s)
+	}
+	unread := map[string]bool{} // the notice says it; it is not a removal
+	for _, n := range new.SkippedNames {
+		unread[n] = true
+	}
 	for _, p := range old.Problems {
 		r.Notices = append(r.Notices, "base: "+p.Error())
 	}
@@ -45,7 +55,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	perPair := make([][]finding.Finding, len(pairs))
 	source.Parallel(len(pairs), func(i int) {
 		p := pairs[i]
-		if p.New == nil && broken[p.Old.Name] {
+		if p.New == nil && (broken[p.Old.Name] || unread[p.Old.Name]) {
 			return // invalid-crd already says it; it is not a removal
 		}
 		perPair[i] = serverChecks(p, rules.Compare(p, opts))

@@ -33,9 +33,22 @@ func corpusDir() string {
 	return "../../../shared/corpus"
 }
 
+// corpusMoreDir is the second corpus (cert-manager's Helm chart CRDs among them);
+// CRDGUARD_CORPUS_MORE overrides it.
+func corpusMoreDir() string {
+	if d := os.Getenv("CRDGUARD_CORPUS_MORE"); d != "" {
+		return d
+	}
+	return "../../../shared/corpus-more"
+}
+
 func loadCorpus(tb testing.TB) []corpusPair {
 	tb.Helper()
-	root := corpusDir()
+	return loadCorpusAt(tb, corpusDir())
+}
+
+func loadCorpusAt(tb testing.TB, root string) []corpusPair {
+	tb.Helper()
 	f, err := os.Open(filepath.Join(root, "pairs.tsv"))
 	if err != nil {
 		tb.Skipf("corpus not available: %v", err)
@@ -71,7 +84,12 @@ func comparePair(p corpusPair) Result {
 }
 
 func TestCorpus(t *testing.T) {
-	pairs := loadCorpus(t)
+	for _, root := range []string{corpusDir(), corpusMoreDir()} {
+		t.Run(filepath.Base(root), func(t *testing.T) { testCorpus(t, loadCorpusAt(t, root)) })
+	}
+}
+
+func testCorpus(t *testing.T, pairs []corpusPair) {
 	descOnly, unknown := 0, 0
 	for _, p := range pairs {
 		res := comparePair(p)

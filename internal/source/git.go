@@ -754,7 +754,7 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) {
 			continue
 		}
-		if _, templated := templateLine(data); templated {
+		if hasTemplate(data) {
 			continue
 		}
 		out = append(out, crd.ParseObjects(name, data)...)

@@ -28,8 +28,13 @@ type Tree struct {
 	Patches []*crd.CRD
 	// Problems are documents that look like CRDs but cannot be decoded.
 	Problems []crd.Problem
-	// Notices say what was skipped and why (Helm templates, binary files, …).
+	// Notices say what was skipped and why (binary files, …).
 	Notices []string
+	// Skipped are templates that could not be checked (file:line: why); the caller names the
+	// side.
+	Skipped []string
+	// SkippedNames are the CRD names that skipped templates define, where known: not removed.
+	SkippedNames []string
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
 	// KeepObjects makes AddFile keep the non-CRD objects it reads.
@@ -156,6 +161,8 @@ func (t *Tree) merge(p *Tree) {
 	t.Patches = append(t.Patches, p.Patches...)
 	t.Problems = append(t.Problems, p.Problems...)
 	t.Notices = append(t.Notices, p.Notices...)
+	t.Skipped = append(t.Skipped, p.Skipped...)
+	t.SkippedNames = append(t.SkippedNames, p.SkippedNames...)
 	t.Objects = append(t.Objects, p.Objects...)
 }
 
@@ -177,11 +184,11 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		return p
 	}
 	mentions := crd.MentionsCRD(data)
-	if line, ok := templateLine(data); ok {
+	if hasTemplate(data) {
 		if mentions {
-			p.Notices = append(p.Notices, fmt.Sprintf("%s:%d: skipped, looks like a Helm or Go template", name, line))
+			p.readTemplate(name, data)
 		}
-		return p
+		return p // templated objects are not samples: their values are not known
 	}
 	if t.KeepObjects {
 		p.Objects = crd.ParseObjects(name, data)

@@ -1,0 +1,161 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+// placeholder stands in for a templated scalar value: valid as a name, label or annotation
+// value, so a template expression never becomes invalid-crd.
+const placeholder = "crdguard-templated"
+
+var (
+	// envsubst is a variable as envsubst and clusterctl expand it: ${VAR}, ${VAR:=default}, ….
+	envsubst = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\}`)
+	// action is one Helm / Go template action.
+	action = regexp.MustCompile(`\{\{.*?\}\}`)
+	// schemaKey starts the part of a CRD that must not be templated.
+	schemaKey = regexp.MustCompile(`^(\s*)(?:- )?(?:openAPIV3Schema|validation):\s*$`)
+)
+
+// detemplate makes a Helm or envsubst template of CRDs plain YAML with the same lines: lines
+// that hold only template actions ({{- if … }}, {{- end }}, {{ include … }}) become blank, and
+// templated scalar values become a placeholder. It also returns the line of the first template
+// inside a schema (0 when there is none): such a file cannot be checked.
+func detemplate(data []byte) ([]byte, int) {
+	lines := strings.Split(string(data), "\n")
+	schemaIndent, inSchema := -1, 0
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		actionOnly := strings.HasPrefix(trimmed, "{{") && strings.TrimSpace(action.ReplaceAllString(trimmed, "")) == ""
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if actionOnly {
+			indent = nextIndent(lines[i+1:]) // actions sit at any column; what they wrap counts
+		}
+		if schemaIndent >= 0 && indent <= schemaIndent {
+			schemaIndent = -1
+		}
+		templated := false
+		if actionOnly {
+			lines[i], templated = "", true
+		} else if prefix, value, ok := scalarValue(line); ok && templatedValue(value, schemaIndent < 0) {
+			lines[i], templated = prefix+placeholder, true
+		}
+		if templated && schemaIndent >= 0 && inSchema == 0 {
+			inSchema = i + 1
+		}
+		if m := schemaKey.FindStringSubmatch(line); m != nil && schemaIndent < 0 {
+			schemaIndent = len(m[1])
+		}
+	}
+	return []byte(strings.Join(lines, "\n")), inSchema
+}
+
+// nextIndent is the indentation of the next line of YAML content (-1 at the end).
+func nextIndent(lines []string) int {
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "{{") && strings.TrimSpace(action.ReplaceAllString(t, "")) == "" {
+			continue
+		}
+		return len(l) - len(strings.TrimLeft(l, " "))
+	}
+	return -1
+}
+
+// scalarValue splits "  key: value" or "  - value" into the part before the value and the value
+// without its quotes; ok is false for lines that are not a plain one-line scalar.
+func scalarValue(line string) (prefix, value string, ok bool) {
+	rest := strings.TrimLeft(line, " ")
+	at := len(line) - len(rest)
+	if strings.HasPrefix(rest, "- ") {
+		at += 2
+		rest = rest[2:]
+	}
+	if k := strings.Index(rest, ": "); k > 0 && !strings.ContainsAny(rest[:k], `"'{`) {
+		at += k + 2
+		rest = rest[k+2:]
+	} else if at == len(line)-len(strings.TrimLeft(line, " ")) {
+		return "", "", false // neither a key nor a list item
+	}
+	v := strings.TrimSpace(rest)
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	if v == "" || v[0] == '|' || v[0] == '>' {
+		return "", "", false
+	}
+	return line[:at], v, true
+}
+
+// templatedValue reports whether a scalar is filled in by a template. Outside the schema any
+// action counts (app: '{{ .Release.Name }}-x'); inside, text that merely mentions template
+// syntax (a description) does not: only a value that starts with an action or is one
+// envsubst variable.
+func templatedValue(v string, outsideSchema bool) bool {
+	if strings.HasPrefix(v, "{{") || envsubst.FindString(v) == v {
+		return true
+	}
+	return outsideSchema && (action.MatchString(v) || !strings.Contains(v, " ") && envsubst.MatchString(v))
+}
+
+// hasTemplate reports whether a file has template actions or envsubst variables where YAML
+// structure or values are expected.
+func hasTemplate(data []byte) bool {
+	if _, ok := templateLine(data); ok {
+		return true
+	}
+	if !bytes.Contains(data, []byte("{{")) && !bytes.Contains(data, []byte("${")) {
+		return false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if _, v, ok := scalarValue(line); ok && templatedValue(v, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// readTemplate reads the CRDs of a Helm or envsubst template into p: what a template fills in
+// outside the schema is set aside, and a file that cannot be read so (its schema is templated,
+// or it does not parse without its actions) is skipped with a note naming it and the line,
+// never reported invalid; the names it defines are kept so that they are not taken for removed.
+func (p *Tree) readTemplate(name string, data []byte) {
+	clean, line := detemplate(data)
+	docs, problems := crd.Parse(name, clean)
+	for _, c := range docs {
+		if strings.Contains(c.Name, placeholder) && !c.Patch {
+			// The API server requires the name <plural>.<group>: a templated name is known.
+			c.Name = c.Object.Spec.Names.Plural + "." + c.Object.Spec.Group
+			c.Object.Name = c.Name
+		}
+	}
+	if line > 0 {
+		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, the schema is templated (Helm or envsubst), so it cannot be checked", name, line))
+		for _, c := range docs {
+			p.SkippedNames = append(p.SkippedNames, c.Name)
+		}
+		return
+	}
+	for _, pr := range problems {
+		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, a template that does not read as YAML with its actions set aside: %s", pr.File, pr.Line, pr.Message))
+		p.SkippedNames = append(p.SkippedNames, pr.Name)
+	}
+	for _, c := range docs {
+		switch {
+		case strings.Contains(c.Name, placeholder):
+			p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, the CRD name, plural or group is templated", name, c.LineOf(crd.Path{"metadata", "name"})))
+		case c.Patch:
+			p.Patches = append(p.Patches, c)
+		default:
+			p.CRDs = append(p.CRDs, c)
+		}
+	}
+}
