@@ -21,8 +21,7 @@ type Result struct {
 // Trees compares the CRDs of an old and a new tree.
 func Trees(old, new *source.Tree, opts rules.Options) Result {
 	var r Result
-	oldByName, oldDups := old.Index()
-	newByName, newDups := new.Index()
+	pairs, newDups := source.PairTrees(old, new)
 	r.Notices = append(append(r.Notices, old.Notices...), new.Notices...)
 	for _, s := range old.Skipped {
 		r.Notices = append(r.Notices, "base: "+s)
@@ -37,9 +36,6 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, p := range old.Problems {
 		r.Notices = append(r.Notices, "base: "+p.Error())
 	}
-	for _, d := range oldDups {
-		r.Notices = append(r.Notices, "base: CRD "+d.Again.Name+" is defined in "+d.First.File+" and again in "+d.Again.File)
-	}
 	broken := map[string]bool{}
 	for _, p := range new.Problems {
 		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
@@ -50,7 +46,6 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, d := range newDups {
 		r.Findings = append(r.Findings, rules.Duplicate(d.First, d.Again, finding.Head))
 	}
-	pairs := source.Pairs(oldByName, newByName)
 	r.CRDs = len(pairs)
 	perPair := make([][]finding.Finding, len(pairs))
 	source.Parallel(len(pairs), func(i int) {

@@ -137,3 +137,26 @@ func writeFile(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// Every copy of a CRD is compared with its counterpart by path: Gateway API's two channels
+// differ, and only the standard channel loses a field; an install bundle repeats the change.
+func TestCopiesPairByPath(t *testing.T) {
+	old, new := caseFile(t, "field-removed/leaf/old.yaml"), caseFile(t, "field-removed/leaf/new.yaml")
+	experimental := caseFile(t, "field-added/basic/new.yaml")
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	for i, files := range []map[string][]byte{
+		{"config/crd/experimental/w.yaml": experimental, "config/crd/standard/w.yaml": old, "deploy/bundle.yaml": old},
+		{"config/crd/experimental/w.yaml": experimental, "config/crd/standard/w.yaml": new, "deploy/bundle.yaml": new},
+	} {
+		for name, data := range files {
+			writeFile(t, filepath.Join(dirs[i], name), data)
+		}
+	}
+	res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+	got := strings.ReplaceAll(located(res.Findings), dirs[0]+"/", "")
+	want := "field-removed widgets.example.com v1 .spec.name config/crd/standard/w.yaml:32 base\n" +
+		"field-removed widgets.example.com v1 .spec.name deploy/bundle.yaml:32 base\n"
+	if got != want || res.CRDs != 3 {
+		t.Errorf("findings:\n%s\nwant:\n%s\nCRDs %d", got, want, res.CRDs)
+	}
+}

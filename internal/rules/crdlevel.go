@@ -47,10 +47,10 @@ var (
 		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. A key the CRD API does not define (a typo such as x-kubernetes-preserve-unknown-field, or a field of a newer Kubernetes) is refused by kubectl apply's strict field validation and silently dropped by other clients: it never does what its author meant, and a change to it would be invisible; the finding names the key, its line and the nearest known key. Only what the change introduces or makes worse is reported: a problem the base already had, unchanged, is not. With kubernetesVersion set, a new or rewritten CEL rule that the CEL environment of that Kubernetes version cannot compile is reported too, naming the function and the version that introduced it. Fix the reported line.",
 	}
 	duplicateCRD = &Rule{
-		ID: "duplicate-crd", Severity: finding.Error, Level: CRDLevel,
-		Summary: "Two documents define the same CRD name in one tree.",
+		ID: "duplicate-crd", Severity: finding.Warning, Level: CRDLevel,
+		Summary: "Two different definitions of one CRD name in the same file.",
 		Advice:  "only one of them can be applied; remove one",
-		Doc:     "Two documents with the same metadata.name overwrite each other when applied, in an order that depends on the tool. Keep exactly one definition per CRD name.",
+		Doc:     "Two different documents with the same metadata.name in one file overwrite each other when applied, in an order that depends on the tool. Copies in different places (a Helm chart and config/crd, Gateway API's standard and experimental channels, install bundles) are not duplicates: each is compared with its own counterpart. Keep one definition per CRD name in a file.",
 	}
 )
 

@@ -39,11 +39,9 @@ type Tree struct {
 	Objects []*crd.Object
 	// KeepObjects makes AddFile keep the non-CRD objects it reads.
 	KeepObjects bool
-}
-
-// Duplicate is a CRD name defined by more than one document of a tree.
-type Duplicate struct {
-	First, Again *crd.CRD
+	// Root is the folder the tree was read from ("" for a commit): copies of a CRD are paired
+	// by their path under it.
+	Root string
 }
 
 // ReadPath reads a file or, recursively, a directory's YAML and JSON files; with objects set it
@@ -55,6 +53,9 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	t := &Tree{KeepObjects: objects}
+	if info.IsDir() {
+		t.Root = filepath.ToSlash(path)
+	}
 	if !info.IsDir() {
 		data, err := readLimited(path)
 		if err != nil {
@@ -229,38 +230,4 @@ func templateLine(data []byte) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// Index returns the tree's CRDs by name (the first definition wins) and every further definition
-// of a name already seen.
-func (t *Tree) Index() (map[string]*crd.CRD, []Duplicate) {
-	m := make(map[string]*crd.CRD, len(t.CRDs))
-	var dups []Duplicate
-	for _, c := range t.CRDs {
-		if first, ok := m[c.Name]; ok {
-			dups = append(dups, Duplicate{First: first, Again: c})
-			continue
-		}
-		m[c.Name] = c
-	}
-	return m, dups
-}
-
-// Pairs pairs the CRDs of two trees by name, sorted by name.
-func Pairs(old, new map[string]*crd.CRD) []crd.Pair {
-	names := make([]string, 0, len(old)+len(new))
-	for n := range old {
-		names = append(names, n)
-	}
-	for n := range new {
-		if _, ok := old[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	pairs := make([]crd.Pair, len(names))
-	for i, n := range names {
-		pairs[i] = crd.Pair{Old: old[n], New: new[n]}
-	}
-	return pairs
 }

@@ -1,0 +1,118 @@
+package source
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+// Duplicate is a CRD name that two different definitions in one file give.
+type Duplicate struct {
+	First, Again *crd.CRD
+}
+
+// PairTrees pairs the definitions of two trees by name. Projects ship one CRD in several places
+// on purpose (Gateway API's channels, a Helm chart and config/crd, install bundles), so where a
+// name has several definitions on a side each is paired with its counterpart by path under the
+// tree's root (git's rename pairing has already given a moved file its new path), and the rest
+// in path order: every copy is compared. A copy that only head has is compared with the base's
+// first definition; a copy that only base had, while head still defines the name, is gone
+// without removing the CRD. Duplicates are two different definitions of a name in one file of
+// the new tree.
+func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
+	olds, news := byName(old), byName(new)
+	names := make([]string, 0, len(olds)+len(news))
+	for n := range olds {
+		names = append(names, n)
+	}
+	for n := range news {
+		if _, ok := olds[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var pairs []crd.Pair
+	for _, n := range names {
+		o, w := olds[n], news[n]
+		switch {
+		case len(o) == 0:
+			pairs = append(pairs, crd.Pair{New: w[0]})
+			continue
+		case len(w) == 0:
+			pairs = append(pairs, crd.Pair{Old: o[0]})
+			continue
+		}
+		usedOld := make([]bool, len(o))
+		var unpaired []*crd.CRD
+		for _, c := range w {
+			i := indexOf(o, usedOld, func(b *crd.CRD) bool { return old.rel(b.File) == new.rel(c.File) })
+			if i < 0 {
+				unpaired = append(unpaired, c)
+				continue
+			}
+			usedOld[i] = true
+			pairs = append(pairs, crd.Pair{Old: o[i], New: c})
+		}
+		for _, c := range unpaired {
+			i := indexOf(o, usedOld, func(*crd.CRD) bool { return true })
+			if i < 0 {
+				pairs = append(pairs, crd.Pair{Old: o[0], New: c})
+				continue
+			}
+			usedOld[i] = true
+			pairs = append(pairs, crd.Pair{Old: o[i], New: c})
+		}
+	}
+	return pairs, duplicates(new)
+}
+
+// byName groups a tree's definitions by name, each group in path order.
+func byName(t *Tree) map[string][]*crd.CRD {
+	m := map[string][]*crd.CRD{}
+	for _, c := range t.CRDs {
+		m[c.Name] = append(m[c.Name], c)
+	}
+	for _, cs := range m {
+		sort.SliceStable(cs, func(i, j int) bool { return t.rel(cs[i].File) < t.rel(cs[j].File) })
+	}
+	return m
+}
+
+func indexOf(cs []*crd.CRD, used []bool, ok func(*crd.CRD) bool) int {
+	for i, c := range cs {
+		if !used[i] && ok(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// rel is a file's path under the tree's root.
+func (t *Tree) rel(file string) string {
+	if t.Root == "" {
+		return file
+	}
+	return strings.TrimPrefix(file, t.Root+"/")
+}
+
+// duplicates finds the names that two different definitions in one file give: only one of
+// them can be applied. Identical copies, and copies in different files, are not duplicates.
+func duplicates(t *Tree) []Duplicate {
+	type key struct{ file, name string }
+	first := map[key]*crd.CRD{}
+	var out []Duplicate
+	for _, c := range t.CRDs {
+		k := key{c.File, c.Name}
+		f, ok := first[k]
+		if !ok {
+			first[k] = c
+			continue
+		}
+		if !reflect.DeepEqual(f.Object.Spec, c.Object.Spec) {
+			out = append(out, Duplicate{First: f, Again: c})
+		}
+	}
+	return out
+}
