@@ -610,27 +610,16 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 	// Unchanged definitions go first: they are what the cluster has, so a copy that the change
 	// adds elsewhere is the duplicate.
 	var unchanged []*crd.CRD
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if err == io.EOF {
-			cmp.Old.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.Old.CRDs...)
-			cmp.New.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.New.CRDs...)
+	err := eachFile(tree, func(name string, entry object.TreeEntry) error {
+		if entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
 			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("walking tree: %w", err)
-		}
-		if !entry.Mode.IsFile() || entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
-			continue
 		}
 		data, err := r.readBlob(name, entry)
 		if err != nil {
 			return err
 		}
 		if !crd.MentionsCRD(data) || !containsAny(data, needles) {
-			continue
+			return nil
 		}
 		one := &Tree{}
 		one.AddFile(name, data, false)
@@ -639,7 +628,14 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 				unchanged = append(unchanged, c)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
+	cmp.Old.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.Old.CRDs...)
+	cmp.New.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.New.CRDs...)
+	return nil
 }
 
 func containsAny(data []byte, needles [][]byte) bool {
@@ -649,6 +645,28 @@ func containsAny(data []byte, needles [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// eachFile calls fn with every file of tree (regular, executable or symlink), in path order:
+// the one walk that every reader of a whole tree shares. An error from fn stops the walk.
+func eachFile(tree *object.Tree, fn func(name string, entry object.TreeEntry) error) error {
+	walker := object.NewTreeWalker(tree, true, nil)
+	defer walker.Close()
+	for {
+		name, entry, err := walker.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("walking tree: %w", err)
+		}
+		if !entry.Mode.IsFile() {
+			continue
+		}
+		if err := fn(name, entry); err != nil {
+			return err
+		}
+	}
 }
 
 // readBlob reads at most MaxFileSize+1 bytes of a file, so an oversized one is noticed without
@@ -734,29 +752,19 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 	}
 	filter := Filter{Paths: globs, Exclude: exclude}
 	var out []*crd.Object
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("walking tree: %w", err)
-		}
-		if !entry.Mode.IsFile() || !filter.Allows(name) {
-			continue
+	err = eachFile(tree, func(name string, entry object.TreeEntry) error {
+		if !filter.Allows(name) {
+			return nil
 		}
 		data, err := r.readBlob(name, entry)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) {
-			continue
-		}
-		if hasTemplate(data) {
-			continue
+		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) || hasTemplate(data) {
+			return nil
 		}
 		out = append(out, crd.ParseObjects(name, data)...)
-	}
+		return nil
+	})
+	return out, err
 }

@@ -2,7 +2,6 @@ package source
 
 import (
 	"fmt"
-	"io"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -26,19 +25,12 @@ func (r *Repo) UnmatchedPaths(c *object.Commit, f Filter, working map[string][]b
 		}
 	}
 	sort.Strings(names)
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("walking tree: %w", err)
-		}
-		if entry.Mode.IsFile() {
-			names = append(names, name)
-		}
+	err = eachFile(tree, func(name string, _ object.TreeEntry) error {
+		names = append(names, name)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return f.Unmatched(names), nil
 }

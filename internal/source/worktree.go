@@ -3,7 +3,6 @@ package source
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,19 +31,14 @@ func (r *Repo) WorkingChanges(c *object.Commit, f Filter) (map[string][]byte, er
 		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
 	}
 	tracked := map[string]object.TreeEntry{}
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("walking tree: %w", err)
-		}
-		if entry.Mode.IsFile() && entry.Mode != filemode.Symlink && f.Allows(name) {
+	err = eachFile(tree, func(name string, entry object.TreeEntry) error {
+		if entry.Mode != filemode.Symlink && f.Allows(name) {
 			tracked[name] = entry
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	wt, err := r.repo.Worktree()
 	if err != nil {
