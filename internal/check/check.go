@@ -47,14 +47,16 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 		r.Findings = append(r.Findings, rules.Duplicate(d.First, d.Again, finding.Head))
 	}
 	r.CRDs = len(pairs)
+	copyOf := sameCopies(pairs)
 	perPair := make([][]finding.Finding, len(pairs))
 	source.Parallel(len(pairs), func(i int) {
 		p := pairs[i]
-		if p.New == nil && (broken[p.Old.Name] || unread[p.Old.Name]) {
-			return // invalid-crd already says it; it is not a removal
+		if copyOf[i] >= 0 || p.New == nil && (broken[p.Old.Name] || unread[p.Old.Name]) {
+			return // a copy is compared once; invalid-crd already says it, it is not a removal
 		}
 		perPair[i] = serverChecks(p, rules.Compare(p, opts))
 	})
+	locateCopies(pairs, copyOf, perPair)
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,14 +140,18 @@ func writeFile(t *testing.T, path string, data []byte) {
 }
 
 // Every copy of a CRD is compared with its counterpart by path: Gateway API's two channels
-// differ, and only the standard channel loses a field; an install bundle repeats the change.
+// differ, and only the standard channel loses a field; an install bundle repeats the change
+// after a Namespace document, so it is compared once and the finding names both copies, each at
+// its own line.
 func TestCopiesPairByPath(t *testing.T) {
 	old, new := caseFile(t, "field-removed/leaf/old.yaml"), caseFile(t, "field-removed/leaf/new.yaml")
 	experimental := caseFile(t, "field-added/basic/new.yaml")
+	namespace := []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: widgets\n---\n")
+	bundle := func(crd []byte) []byte { return append(append([]byte{}, namespace...), crd...) }
 	dirs := [2]string{t.TempDir(), t.TempDir()}
 	for i, files := range []map[string][]byte{
-		{"config/crd/experimental/w.yaml": experimental, "config/crd/standard/w.yaml": old, "deploy/bundle.yaml": old},
-		{"config/crd/experimental/w.yaml": experimental, "config/crd/standard/w.yaml": new, "deploy/bundle.yaml": new},
+		{"config/crd/experimental/w.yaml": experimental, "config/crd/standard/w.yaml": old, "deploy/bundle.yaml": bundle(old)},
+		{"config/crd/experimental/w.yaml": experimental, "config/crd/standard/w.yaml": new, "deploy/bundle.yaml": bundle(new)},
 	} {
 		for name, data := range files {
 			writeFile(t, filepath.Join(dirs[i], name), data)
@@ -154,9 +159,15 @@ func TestCopiesPairByPath(t *testing.T) {
 	}
 	res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
 	got := strings.ReplaceAll(located(res.Findings), dirs[0]+"/", "")
-	want := "field-removed widgets.example.com v1 .spec.name config/crd/standard/w.yaml:32 base\n" +
-		"field-removed widgets.example.com v1 .spec.name deploy/bundle.yaml:32 base\n"
+	want := "field-removed widgets.example.com v1 .spec.name config/crd/standard/w.yaml:32 base\n"
 	if got != want || res.CRDs != 3 {
 		t.Errorf("findings:\n%s\nwant:\n%s\nCRDs %d", got, want, res.CRDs)
+	}
+	var locs []string
+	for _, l := range res.Findings[0].Locations {
+		locs = append(locs, fmt.Sprintf("%s:%d %s", strings.TrimPrefix(l.File, dirs[0]+"/"), l.Line, l.Side))
+	}
+	if got, want := strings.Join(locs, ", "), "config/crd/standard/w.yaml:32 base, deploy/bundle.yaml:37 base"; got != want {
+		t.Errorf("locations: %s, want %s", got, want)
 	}
 }

@@ -89,6 +89,9 @@ type Finding struct {
 	// Example is an object the base schema accepts and the head schema rejects, as the API
 	// server's validator decides (DESIGN §2): how a tightening is shown rather than asserted.
 	Example json.RawMessage `json:"example,omitempty"`
+	// Locations are every copy of the CRD that this finding applies to, Location among them,
+	// when byte-identical copies were compared once (DESIGN §3); empty for a single copy.
+	Locations []Location `json:"locations,omitempty"`
 
 	// Ratchetable is set by the rules when Kubernetes validation ratcheting rescues existing
 	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL
@@ -159,4 +162,18 @@ func (f *Finding) Key() string {
 func (f *Finding) Fingerprint() string {
 	sum := sha256.Sum256([]byte(f.Key() + "\x00" + f.Baseline))
 	return hex.EncodeToString(sum[:8])
+}
+
+// SortLocations orders locations by file, line and side.
+func SortLocations(ls []Location) {
+	sort.Slice(ls, func(i, j int) bool {
+		a, b := ls[i], ls[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Side < b.Side
+	})
 }

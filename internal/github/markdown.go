@@ -71,6 +71,9 @@ func CommentBody(f *finding.Finding, fp, docsURL string) string {
 	if ba := report.BeforeAfter(f, maxValueRunes, report.Escape); ba != "" {
 		fmt.Fprintf(&b, "\n\n**Before → after:** %s", ba)
 	}
+	if also := report.AlsoIn(*f); also != "" {
+		fmt.Fprintf(&b, "\n\n**Also in:** %s", report.Escape(also))
+	}
 	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(fp))
 	return b.String()
 }

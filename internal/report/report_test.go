@@ -116,3 +116,15 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// A finding compared once for identical copies names the other copies in text and comments.
+func TestAlsoIn(t *testing.T) {
+	f := finding.Finding{Location: finding.Location{File: "config/crd/w.yaml", Line: 32, Side: finding.Base}}
+	if got := AlsoIn(f); got != "" {
+		t.Errorf("one copy: %q", got)
+	}
+	f.Locations = []finding.Location{f.Location, {File: "deploy/bundle.yaml", Line: 37, Side: finding.Base}, {File: "deploy/ha.yaml", Line: 40, Side: finding.Base}}
+	if got, want := AlsoIn(f), "deploy/bundle.yaml:37, deploy/ha.yaml:40"; got != want {
+		t.Errorf("AlsoIn = %q, want %q", got, want)
+	}
+}

@@ -47,6 +47,9 @@ func Text(w io.Writer, r Report) error {
 		for _, f := range shown[i:j] {
 			tw.printf("  %-7s %s %s %s  %s:%d (%s)\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
 			tw.printf("          %s\n", plain(f.Message))
+			if also := AlsoIn(f); also != "" {
+				tw.printf("          also in %s\n", plain(also))
+			}
 			if ba := ab.beforeAfter(&f); ba != "" {
 				tw.printf("          %s\n", plain(ba))
 			}
@@ -120,4 +123,15 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// AlsoIn lists the other copies a finding applies to (Locations besides Location) as file:line.
+func AlsoIn(f finding.Finding) string {
+	var out []string
+	for _, l := range f.Locations {
+		if l != f.Location {
+			out = append(out, fmt.Sprintf("%s:%d", l.File, l.Line))
+		}
+	}
+	return strings.Join(out, ", ")
 }
