@@ -171,3 +171,39 @@ func TestCopiesPairByPath(t *testing.T) {
 		t.Errorf("locations: %s, want %s", got, want)
 	}
 }
+
+// Two different definitions of one name are duplicates when one kustomization applies both
+// (only one of them reaches the cluster), and not when they sit in separate folders that are
+// applied separately.
+func TestDuplicateInOneKustomization(t *testing.T) {
+	a, b := caseFile(t, "field-removed/leaf/old.yaml"), caseFile(t, "field-removed/leaf/new.yaml")
+	kustomization := []byte("resources:\n- bases/a.yaml\n- bases/b.yaml\n")
+	for _, tc := range []struct {
+		name  string
+		files map[string][]byte
+		want  string
+	}{
+		{"one kustomization", map[string][]byte{"config/crd/bases/a.yaml": a, "config/crd/bases/b.yaml": b, "config/crd/kustomization.yaml": kustomization},
+			"duplicate-crd widgets.example.com   config/crd/bases/b.yaml:4 head\n"},
+		{"no kustomization", map[string][]byte{"config/crd/bases/a.yaml": a, "config/crd/bases/b.yaml": b}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := [2]string{t.TempDir(), t.TempDir()}
+			for i, files := range []map[string][]byte{{"config/crd/bases/a.yaml": a}, tc.files} {
+				for name, data := range files {
+					writeFile(t, filepath.Join(dirs[i], name), data)
+				}
+			}
+			res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+			var dups []finding.Finding
+			for _, f := range res.Findings {
+				if f.Rule == "duplicate-crd" {
+					dups = append(dups, f)
+				}
+			}
+			if got := strings.ReplaceAll(located(dups), dirs[1]+"/", ""); got != tc.want {
+				t.Errorf("duplicate-crd:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}

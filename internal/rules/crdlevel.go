@@ -48,9 +48,9 @@ var (
 	}
 	duplicateCRD = &Rule{
 		ID: "duplicate-crd", Severity: finding.Warning, Level: CRDLevel,
-		Summary: "Two different definitions of one CRD name in the same file.",
+		Summary: "Two different definitions of one CRD name in the same file or the same kustomization.",
 		Advice:  "only one of them can be applied; remove one",
-		Doc:     "Two different documents with the same metadata.name in one file overwrite each other when applied, in an order that depends on the tool. Copies in different places (a Helm chart and config/crd, Gateway API's standard and experimental channels, install bundles) are not duplicates: each is compared with its own counterpart. Keep one definition per CRD name in a file.",
+		Doc:     "Two different documents with the same metadata.name in one file, or in the resources of one kustomization, overwrite each other when applied, in an order that depends on the tool. Copies in different places (a Helm chart and config/crd, Gateway API's standard and experimental channels, install bundles) are not duplicates: each is compared with its own counterpart. Keep one definition per CRD name in a file or kustomization.",
 	}
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/crdguard/crdguard/internal/crd"
 )
 
-// Duplicate is a CRD name that two different definitions in one file give.
+// Duplicate is a CRD name that two different definitions in one file or one kustomization give.
 type Duplicate struct {
 	First, Again *crd.CRD
 }
@@ -97,14 +97,19 @@ func (t *Tree) rel(file string) string {
 	return strings.TrimPrefix(file, t.Root+"/")
 }
 
-// duplicates finds the names that two different definitions in one file give: only one of
-// them can be applied. Identical copies, and copies in different files, are not duplicates.
+// duplicates finds the names that two different definitions in one file, or in the resources
+// of one kustomization, give: only one of them can be applied. Identical copies, and copies
+// that are applied separately (different files outside one kustomization), are not duplicates.
 func duplicates(t *Tree) []Duplicate {
-	type key struct{ file, name string }
+	type key struct{ scope, name string }
 	first := map[key]*crd.CRD{}
 	var out []Duplicate
 	for _, c := range t.CRDs {
-		k := key{c.File, c.Name}
+		scope := c.File
+		if k, ok := t.kustomizedBy[c.File]; ok {
+			scope = k
+		}
+		k := key{scope, c.Name}
 		f, ok := first[k]
 		if !ok {
 			first[k] = c

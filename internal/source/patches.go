@@ -73,6 +73,14 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 	if len(resources) == 0 {
 		return
 	}
+	for name := range files {
+		if _, ok := t.kustomizedBy[name]; !ok {
+			if t.kustomizedBy == nil {
+				t.kustomizedBy = map[string]string{}
+			}
+			t.kustomizedBy[name] = file
+		}
+	}
 	// patchesStrategicMerge and patchesJson6902 are patches with and without a target.
 	all := append([]types.Patch{}, k.Patches...)
 	//lint:ignore SA1019 still what kubebuilder v3 scaffolds

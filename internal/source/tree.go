@@ -42,6 +42,10 @@ type Tree struct {
 	// Root is the folder the tree was read from ("" for a commit): copies of a CRD are paired
 	// by their path under it.
 	Root string
+
+	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
+	// resource: two different definitions of one name there are duplicates, as in one file.
+	kustomizedBy map[string]string
 }
 
 // ReadPath reads a file or, recursively, a directory's YAML and JSON files; with objects set it
