@@ -43,7 +43,9 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 	var out []finding.Finding
 	for _, o := range objs {
 		group, version, ok := strings.Cut(o.APIVersion, "/")
-		if !ok {
+		if !ok || o.Name == "" {
+			// Without a name or generateName no client can create it: a file that only looks
+			// like an object (cluster-api's clusterctl metadata.yaml), not a sample.
 			continue
 		}
 		p, ok := changed[key{group, o.Kind}]
