@@ -352,7 +352,7 @@ func TestEventsWithoutReview(t *testing.T) {
 			if code != ExitFindings || len(pr.srv.Reviews) != 0 || len(pr.srv.Comments) != 0 {
 				t.Fatalf("exit %d, %d reviews\n%s", code, len(pr.srv.Reviews), out)
 			}
-			for _, r := range pr.srv.Requests {
+			for _, r := range pr.srv.Requests() {
 				if strings.Contains(r.Path, "/pulls/") || strings.Contains(r.Path, "/issues/") {
 					t.Errorf("a %s run asked about a pull request: %s %s", event, r.Method, r.Path)
 				}

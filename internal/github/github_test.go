@@ -179,7 +179,7 @@ func TestReviewReadsEveryPage(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	lists := 0
-	for _, r := range srv.Requests {
+	for _, r := range srv.Requests() {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.Path, "/comments") {
 			lists++
 		}

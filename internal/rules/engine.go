@@ -28,11 +28,13 @@ type Options struct {
 	HistoryRead map[string]bool
 }
 
-// Compare classifies every difference between the two sides of a pair.
+// Compare classifies every difference between the two sides of a pair. A patch is not a
+// definition and has nothing to compare: pairing never passes one, and Compare ignores a pair
+// with a patch on either side.
 func Compare(p crd.Pair, opts Options) []finding.Finding {
 	e := &emitter{pair: p, opts: opts}
 	switch {
-	case p.Old == nil && p.New == nil:
+	case p.Old == nil && p.New == nil, p.Old != nil && p.Old.Patch, p.New != nil && p.New.Patch:
 		return nil
 	case p.Old == nil:
 		e.crd(crdAdded, finding.Head, namePath, nil, nil, "CRD %s is new", p.New.Name)

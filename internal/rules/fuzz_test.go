@@ -28,6 +28,7 @@ func FuzzCompare(f *testing.F) {
 			return
 		}
 		lines := map[string]int{"old.yaml": bytes.Count(oldData, []byte("\n")) + 1, "new.yaml": bytes.Count(newData, []byte("\n")) + 1}
+		// Patches take part too: Compare must ignore them, never dereference their missing Object.
 		for _, fd := range Compare(crd.Pair{Old: o[0], New: n[0]}, Options{}) {
 			if _, ok := Lookup(fd.Rule); !ok {
 				t.Fatalf("unknown rule %q", fd.Rule)

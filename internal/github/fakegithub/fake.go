@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -131,8 +132,11 @@ type Server struct {
 	Comments  []*Comment
 	Reviews   []*Review
 	CheckRuns []*CheckRun
-	Requests  []Request
 	pending   bool
+
+	// logMu guards requests alone: handlers answer while holding mu.
+	logMu    sync.Mutex
+	requests []Request
 }
 
 // New starts a fake server; it is closed when the test ends.
@@ -155,27 +159,44 @@ func New(t testing.TB, token string) *Server {
 	return s
 }
 
-// recorder captures the status a handler wrote.
+// recorder logs a request with the status its handler wrote, before any byte of the answer
+// leaves: a client that has its answer must find its request in the log.
 type recorder struct {
 	http.ResponseWriter
-	status int
+	log    func(status int)
+	logged bool
 }
 
-// WriteHeader records the status before sending it.
+// WriteHeader logs the request, then sends the status.
 func (r *recorder) WriteHeader(code int) {
-	r.status = code
+	if !r.logged {
+		r.logged = true
+		r.log(code)
+	}
 	r.ResponseWriter.WriteHeader(code)
+}
+
+// Write sends an implicit 200 first, as net/http does.
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.logged {
+		r.WriteHeader(http.StatusOK)
+	}
+	return r.ResponseWriter.Write(b)
 }
 
 func (s *Server) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(strings.NewReader(string(body)))
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		rec := &recorder{ResponseWriter: w, log: func(status int) {
+			s.logMu.Lock()
+			s.requests = append(s.requests, Request{Method: req.Method, Path: req.URL.Path, Body: body, Status: status})
+			s.logMu.Unlock()
+		}}
 		defer func() {
-			s.mu.Lock()
-			s.Requests = append(s.Requests, Request{Method: req.Method, Path: req.URL.Path, Body: body, Status: rec.status})
-			s.mu.Unlock()
+			if !rec.logged {
+				rec.WriteHeader(http.StatusOK)
+			}
 		}()
 		s.rateHeaders(rec.Header(), 4000)
 		if req.Header.Get("Authorization") != "Bearer "+s.Token {
@@ -697,12 +718,17 @@ func (s *Server) Completed(t testing.TB, name, sha string) *CheckRun {
 	return latest
 }
 
+// Requests returns every request answered so far, in order.
+func (s *Server) Requests() []Request {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return slices.Clone(s.requests)
+}
+
 // Writes returns the recorded requests other than GETs.
 func (s *Server) Writes() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []Request
-	for _, r := range s.Requests {
+	for _, r := range s.Requests() {
 		if r.Method != http.MethodGet {
 			out = append(out, r)
 		}
