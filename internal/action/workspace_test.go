@@ -65,3 +65,72 @@ func gitCmd(t *testing.T, args ...string) {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
+
+// The runner starts a container action as `docker run -v <host folder>:/github/workspace -w
+// /github/workspace -e GITHUB_WORKSPACE=/github/workspace`: one folder under two names. Here a
+// symbolic link gives the host's folder its container name; the action runs under that name,
+// and a later step, on the host, must find every file an output or input names.
+func TestWorkspaceMappedAsTheRunnerMapsIt(t *testing.T) {
+	pr := newPullRequest(t)
+	host := pr.repo.Dir
+	container := filepath.Join(t.TempDir(), "github", "workspace")
+	if err := os.MkdirAll(filepath.Dir(container), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host, container); err != nil {
+		t.Skipf("cannot give the workspace a second name: %v", err)
+	}
+	pr.env["GITHUB_WORKSPACE"] = container
+	pr.env["INPUT_SARIF"] = "reports/crdguard.sarif" // as a workflow writes it: workspace-relative
+	t.Chdir(container)
+
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	pr.completed(pr.head)
+
+	// The later step: its working directory is the host folder, and it has never heard of the
+	// container's name for it.
+	outputs := parseOutputs(t, readFile(t, pr.env["GITHUB_OUTPUT"]))
+	report := outputs["report"]
+	if report == "" || filepath.IsAbs(report) {
+		t.Fatalf("report output %q: want a path relative to the workspace", report)
+	}
+	for _, f := range []string{report, "reports/crdguard.sarif"} {
+		data, err := os.ReadFile(filepath.Join(host, f))
+		if err != nil {
+			t.Fatalf("a later step cannot open %s: %v", f, err)
+		}
+		if strings.Contains(string(data), container) {
+			t.Errorf("%s names the container's path %s, which later steps do not have", f, container)
+		}
+	}
+	for name, v := range outputs {
+		if strings.Contains(v, container) {
+			t.Errorf("output %s = %q names the container's path", name, v)
+		}
+	}
+	if s := readFile(t, pr.env["GITHUB_STEP_SUMMARY"]); strings.Contains(s, container) {
+		t.Errorf("the step summary names the container's path:\n%s", s)
+	}
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file (name=value lines and name<<DELIMITER blocks).
+func parseOutputs(t *testing.T, s string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); i++ {
+		if name, delim, ok := strings.Cut(lines[i], "<<"); ok {
+			var val []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				val = append(val, lines[i])
+			}
+			out[name] = strings.Join(val, "\n")
+		} else if name, val, ok := strings.Cut(lines[i], "="); ok {
+			out[name] = val
+		}
+	}
+	return out
+}
