@@ -342,7 +342,9 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	summary := github.Summary(findings, res.CRDs, headline)
 	display := OnHead(findings, res.Diff)
 
-	if in.comment == "review" && r.target.pr != 0 && pub != nil && !r.fallback {
+	// A refused check run does not stop the review: a personal token may post reviews but not
+	// check runs. A fork's read-only token is refused both, once each.
+	if in.comment == "review" && r.target.pr != 0 && pub != nil {
 		rr, err := pub.Review(ctx, github.PR{Number: r.target.pr, HeadSHA: r.target.head}, findings, res.Diff)
 		switch {
 		case github.IsForbidden(err):
@@ -485,8 +487,11 @@ func (r *run) finish(ctx context.Context, conclusion, title, summary string, ann
 func (r *run) refused(what string, err error) {
 	r.fallback = true
 	hint := ""
-	if r.target.fork {
+	switch {
+	case r.target.fork:
 		hint = " (pull requests from forks get a read-only token)"
+	case strings.Contains(err.Error(), "authenticate via a GitHub App"):
+		hint = " (only GitHub Apps may write check runs: use the default GITHUB_TOKEN or a GitHub App's token, not a personal access token)"
 	}
 	r.logf("GitHub refused %s%s: %v; findings are reported as workflow-command annotations and in the step summary", what, hint, err)
 }

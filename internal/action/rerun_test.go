@@ -69,3 +69,36 @@ func commentsBy(srv *fakegithub.Server) string {
 	sort.Strings(out)
 	return strings.Join(out, " ")
 }
+
+// A personal access token: GitHub lets it post the review (under the person's name) but not write
+// check runs, which belong to GitHub Apps. The review is still posted, the findings also become
+// ::error lines, the job fails, and the log says which token to use. When the findings are fixed,
+// the run deletes the person's crdguard comments, never another identity's.
+func TestPersonalAccessToken(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.srv.PAT, pr.srv.Login = true, "alice"
+	// Another setup (the default token) commented on this pull request earlier.
+	pr.srv.AddComment(fakegithub.Comment{Path: "config/crd/widgets.yaml", Line: 29, Side: "RIGHT", SubjectType: "line",
+		Body: "old <!-- crdguard:fp=0123456789abcdef -->", User: fakegithub.User{Login: "github-actions[bot]"}})
+
+	code, out := pr.run()
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if len(pr.srv.CheckRuns) != 0 || !strings.Contains(out, "not a personal access token") {
+		t.Fatalf("%d check runs; log:\n%s", len(pr.srv.CheckRuns), out)
+	}
+	if n := strings.Count(out, "\n::error "); n != 2 {
+		t.Errorf("%d ::error lines, want 2:\n%s", n, out)
+	}
+	if got := commentsBy(pr.srv); got != "alice:2 github-actions[bot]:1" {
+		t.Fatalf("comments %s", got)
+	}
+	pr.env["INPUT_PATHS"] = "docs/**" // the findings are gone
+	if code, out := pr.run(); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if got := commentsBy(pr.srv); got != "github-actions[bot]:1" {
+		t.Fatalf("after the fix: %s", got)
+	}
+}

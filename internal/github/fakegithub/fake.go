@@ -119,7 +119,8 @@ type Server struct {
 	// Login is who the token posts as (GITHUB_TOKEN: github-actions[bot]); it may delete only
 	// its own comments.
 	Login string
-	// PAT makes the token a personal one, which may ask GET /user; an installation token gets 403.
+	// PAT makes the token a personal one, which may ask GET /user (an installation token gets
+	// 403) but may not create or update check runs (403: they belong to GitHub Apps).
 	PAT bool
 	// Labels are the pull request's current labels (GET …/issues/{n}/labels); they differ from
 	// the event payload's when someone labelled the pull request after the event.
@@ -584,7 +585,18 @@ func validOutput(o *checkOutput) string {
 	return ""
 }
 
+// appOnly answers 403 as GitHub does when a personal token writes a check run.
+func (s *Server) appOnly(w http.ResponseWriter) bool {
+	if s.PAT {
+		writeErrorDoc(w, http.StatusForbidden, "You must authenticate via a GitHub App.", "https://docs.github.com/rest/checks/runs#create-a-check-run")
+	}
+	return s.PAT
+}
+
 func (s *Server) createCheckRun(w http.ResponseWriter, r *http.Request) {
+	if s.appOnly(w) {
+		return
+	}
 	var req struct {
 		Name    string       `json:"name"`
 		HeadSHA string       `json:"head_sha"`
@@ -631,6 +643,9 @@ func (s *Server) getCheckRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
+	if s.appOnly(w) {
+		return
+	}
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	var req struct {
 		Name       *string      `json:"name"`
