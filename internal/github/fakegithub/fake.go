@@ -61,6 +61,7 @@ type Annotation struct {
 	AnnotationLevel string `json:"annotation_level"`
 	Title           string `json:"title"`
 	Message         string `json:"message"`
+	RawDetails      string `json:"raw_details,omitempty"`
 }
 
 // CheckRun is a stored check run.
@@ -578,7 +579,8 @@ func validOutput(o *checkOutput) string {
 		return fmt.Sprintf("No more than 50 items are allowed; %d were supplied.", len(o.Annotations))
 	}
 	for _, a := range o.Annotations {
-		if !levels.MatchString(a.AnnotationLevel) || a.Path == "" || a.StartLine < 1 || a.EndLine < a.StartLine || len(a.Message) > 65535 {
+		if !levels.MatchString(a.AnnotationLevel) || a.Path == "" || a.StartLine < 1 || a.EndLine < a.StartLine ||
+			len(a.Message) > 65535 || len(a.RawDetails) > 65535 || len(a.Title) > 255 {
 			return "invalid annotation"
 		}
 	}
