@@ -203,19 +203,21 @@ func (j *Judge) Judge(c Change) (res Result) {
 	complete := !g.infinite && !g.truncated
 
 	path := fieldPath(c.Steps)
-	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before, after: after,
-		old: j.program("old:"+path, oldNode, isRoot), new: j.program("new:"+path, newNode, isRoot)}
+	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before,
+		old: j.program("old:"+path, oldNode, isRoot, -1), after: j.program(fmt.Sprintf("new:%s#%d", path, after), newNode, isRoot, after)}
+	if before >= 0 {
+		e.beforeRule = j.program(fmt.Sprintf("old:%s#%d", path, before), oldNode, isRoot, before)
+	}
 	res = Result{Transition: transition}
 	looser, unsafe, confirmed := false, false, 0
 	try := func(obj, old any) bool {
 		res.Objects++
-		o, n, ok := e.verdicts(obj, old)
-		if !ok {
+		switch e.verdict(obj, old, !looser) {
+		case undecidable:
 			unsafe = true // a rule did not compile or ran out of budget: no proof
-			return false
-		}
-		looser = looser || !o && n
-		if o && !n {
+		case loosened:
+			looser = true
+		case tightened:
 			unsafe = true
 			if confirmed < MaxConfirm {
 				confirmed++
@@ -317,33 +319,68 @@ type evaluator struct {
 	j                *Judge
 	isRoot           bool
 	oldNode, newNode *structuralschema.Structural
-	old, new         *nodeProgram
-	// before is the index of the changed rule among the old node's rules (-1: added), after
-	// its index among the new node's.
-	before, after int
+	// old holds every rule of the old node; beforeRule the changed rule alone (nil: added), at
+	// index before among old's rules; after the new rule alone.
+	old, beforeRule, after *nodeProgram
+	before                 int
 }
 
-// verdicts says whether the old schema's rules accept the candidate (obj, updating old when old
-// is not nil) — the rule before the change and all others — and whether the changed rule does
-// afterwards. ok is false when a rule could not be evaluated.
-func (e *evaluator) verdicts(obj, old any) (oldOK, newOK, ok bool) {
+// outcome is what one candidate shows about the change.
+type outcome int
+
+const (
+	// unchanged: the old schema rejects the candidate, or the new rule decides it as the old
+	// rules did (or the difference does not matter any more).
+	unchanged outcome = iota
+	// loosened: the old schema rejects the candidate only through the changed rule, and the
+	// new rule accepts it.
+	loosened
+	// tightened: the old schema accepts the candidate and the new rule rejects it.
+	tightened
+	// undecidable: a rule could not be evaluated.
+	undecidable
+)
+
+// verdict evaluates a candidate (obj, updating old when old is not nil) as the API server reads
+// it under each schema. The new rule runs first and alone: only when it rejects the candidate,
+// or when a loosening is still worth knowing (wantLooser), do the old rules run — most
+// candidates pass, and a node can carry dozens of rules.
+func (e *evaluator) verdict(obj, old any, wantLooser bool) outcome {
 	oldObj, oldPrev := e.read(e.oldNode, obj, false), e.read(e.oldNode, old, false)
-	failed, ok := e.old.eval(oldObj, oldPrev)
+	newObj, newPrev := e.read(e.newNode, oldObj, true), e.read(e.newNode, oldPrev, true)
+	failed, ok := e.after.eval(newObj, newPrev)
 	if !ok {
-		return false, false, false
+		return undecidable
+	}
+	newOK := !failed[0]
+	if newOK {
+		if e.beforeRule == nil || !wantLooser {
+			return unchanged
+		}
+		// Looser only if the old rule rejected it: usually it did not, and one rule says so.
+		if failed, ok = e.beforeRule.eval(oldObj, oldPrev); !ok {
+			return undecidable
+		} else if !failed[0] {
+			return unchanged
+		}
+	}
+	failed, ok = e.old.eval(oldObj, oldPrev)
+	if !ok {
+		return undecidable
 	}
 	for i, f := range failed {
 		if f && i != e.before {
-			return false, false, true // not an object the old schema accepts
+			return unchanged // not an object the old schema accepts
 		}
 	}
-	oldOK = e.before < 0 || !failed[e.before]
-	newObj, newPrev := e.read(e.newNode, oldObj, true), e.read(e.newNode, oldPrev, true)
-	failed, ok = e.new.eval(newObj, newPrev)
-	if !ok {
-		return false, false, false
+	oldOK := e.before < 0 || !failed[e.before]
+	switch {
+	case oldOK && !newOK:
+		return tightened
+	case !oldOK && newOK:
+		return loosened
 	}
-	return oldOK, !failed[e.after], true
+	return unchanged
 }
 
 // read is the value as the API server hands it to the rules under a schema: pruned (for the new
@@ -368,27 +405,31 @@ type nodeProgram struct {
 	n int
 }
 
-// program returns the compiled rules of a node, keyed by side and path.
-func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bool) *nodeProgram {
+// program returns the compiled rules of a node, keyed by side and path: all of them, or (only
+// ≥ 0) that one rule alone.
+func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bool, only int) *nodeProgram {
 	if p, ok := j.programs[key]; ok {
 		return p
 	}
 	s := node.DeepCopy()
 	validation.ClearRules(s)
 	for i, r := range node.XValidations {
-		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(i), "", "", nil
+		if only >= 0 && i != only {
+			continue
+		}
+		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(len(s.XValidations)), "", "", nil
 		s.XValidations = append(s.XValidations, r)
 	}
 	// The same rules in the same schema context compile to the same programs: once per run,
 	// whichever pair, version or side they come from.
 	content, err := json.Marshal(s)
 	if err != nil {
-		return &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(node.XValidations)}
+		return &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)}
 	}
 	sum := sha256.Sum256(append(content, fmt.Sprint(isRoot)...))
 	p, ok := compiled.Load(sum)
 	if !ok {
-		p, _ = compiled.LoadOrStore(sum, &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(node.XValidations)})
+		p, _ = compiled.LoadOrStore(sum, &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)})
 	}
 	j.programs[key] = p.(*nodeProgram)
 	return j.programs[key]
@@ -512,7 +553,7 @@ func (j *Judge) celFails(side string, s *structuralschema.Structural, x any, at 
 	}
 	key := strings.TrimPrefix(at, ".")
 	if len(s.XValidations) > 0 && (target == "" || key == target) {
-		failed, ok := j.program(side+":"+key, s, isRoot || s.XEmbeddedResource).eval(x, nil)
+		failed, ok := j.program(side+":"+key, s, isRoot || s.XEmbeddedResource, -1).eval(x, nil)
 		if !ok || slices.Contains(failed, true) {
 			return true
 		}
