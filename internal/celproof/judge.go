@@ -692,19 +692,17 @@ func (v Verdict) String() string {
 	return [...]string{"undecided", "equivalent", "looser", "implied", "witness"}[v]
 }
 
-// Introduced checks a new or changed rule against the CEL environment of an older Kubernetes
-// minor (1.N): when that version cannot compile it, it returns the function or macro the error
-// names and the first minor, up to the one crdguard links, whose environment compiles it.
-func (j *Judge) Introduced(steps []Step, r apiextv1.ValidationRule, minor uint) (fn, since string, tooNew bool) {
-	if j.err != nil {
-		return "", "", false
-	}
+// Introduced checks a rule at the node steps lead to from root (a version's structural schema)
+// against the CEL environment of an older Kubernetes minor (1.N): when that version cannot
+// compile it, it returns the function or macro the error names and the first minor, up to the
+// one crdguard links, whose environment compiles it.
+func Introduced(root *structuralschema.Structural, steps []Step, r apiextv1.ValidationRule, minor uint) (fn, since string, tooNew bool) {
 	defer func() {
 		if recover() != nil { // as in Judge: the API server's own validation still runs
 			fn, since, tooNew = "", "", false
 		}
 	}()
-	node := walk(j.newRoot, steps)
+	node := walk(root, steps)
 	if node == nil {
 		return "", "", false
 	}
@@ -738,6 +736,66 @@ func (j *Judge) Introduced(steps []Step, r apiextv1.ValidationRule, minor uint) 
 		}
 	}
 	return "", "", false // no version compiles it: the API server's own validation says why
+}
+
+// Unsupported is a rule that an older Kubernetes cannot compile.
+type Unsupported struct {
+	// Steps lead from the version's schema root to the rule's node.
+	Steps []Step
+	Rule  apiextv1.ValidationRule
+	// Function is what the older CEL environment lacks (a function, macro or field), when its
+	// error names it; Since is the first minor (1.N) that compiles the rule.
+	Function, Since string
+}
+
+// TooNew lists the rules of a version of new — those that old (nil for a new CRD) does not have
+// with the same text at the same node — that the CEL environment of Kubernetes 1.minor cannot
+// compile. A version without a structural schema is left to the API server's validation.
+func TooNew(old, new *crd.CRD, version string, minor uint) []Unsupported {
+	nv, err := validation.NewVersion(new, version)
+	if err != nil {
+		return nil
+	}
+	var oldRoot *structuralschema.Structural
+	if old != nil {
+		if ov, err := validation.NewVersion(old, version); err == nil {
+			oldRoot = ov.Structural
+		}
+	}
+	var out []Unsupported
+	var visit func(s *structuralschema.Structural, steps []Step)
+	visit = func(s *structuralschema.Structural, steps []Step) {
+		if s == nil {
+			return
+		}
+		var before apiextv1.ValidationRules
+		if o := walk(oldRoot, steps); oldRoot != nil && o != nil {
+			before = o.XValidations
+		}
+		for _, r := range s.XValidations {
+			if index(before, r.Rule) >= 0 {
+				continue // accepted by the clusters that have the old CRD
+			}
+			if fn, since, tooNew := Introduced(nv.Structural, steps, r, minor); tooNew {
+				out = append(out, Unsupported{Steps: slices.Clone(steps), Rule: r, Function: fn, Since: since})
+			}
+		}
+		names := make([]string, 0, len(s.Properties))
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			p := s.Properties[name]
+			visit(&p, append(steps, Step{Property, name}))
+		}
+		visit(s.Items, append(steps, Step{Kind: Items}))
+		if s.AdditionalProperties != nil {
+			visit(s.AdditionalProperties.Structural, append(steps, Step{Kind: MapValues}))
+		}
+	}
+	visit(nv.Structural, nil)
+	return out
 }
 
 // undeclaredRE finds what an older CEL environment does not know in its compile error.

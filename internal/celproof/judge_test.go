@@ -10,6 +10,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/validation"
 )
 
 func loadCRD(t *testing.T, path string) *crd.CRD {
@@ -147,7 +148,10 @@ func TestShort(t *testing.T) {
 // lacks and the version that introduced it (k8s.io/apiserver/pkg/cel/environment).
 func TestIntroduced(t *testing.T) {
 	c := loadCRD(t, "../../testdata/rules/validation-rule-changed/basic/new.yaml")
-	j := NewJudge(c, c, "v1")
+	v, err := validation.NewVersion(c, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		rule      string
 		minor     uint
@@ -162,7 +166,7 @@ func TestIntroduced(t *testing.T) {
 		{"self.size <= 10", 25, "", ""},
 	} {
 		t.Run(tc.rule, func(t *testing.T) {
-			fn, since, tooNew := j.Introduced(spec, apiextv1.ValidationRule{Rule: tc.rule}, tc.minor)
+			fn, since, tooNew := Introduced(v.Structural, spec, apiextv1.ValidationRule{Rule: tc.rule}, tc.minor)
 			if tooNew != (tc.since != "") || fn != tc.fn || since != tc.since {
 				t.Errorf("at 1.%d: %q %q %v, want %q %q", tc.minor, fn, since, tooNew, tc.fn, tc.since)
 			}

@@ -213,6 +213,11 @@ func (c *Config) validate() error {
 			return c.atLine("kubernetesVersion", fmt.Errorf("kubernetesVersion: %q predates CEL validation rules (Kubernetes 1.25); use 1.25 or later", c.KubernetesVersion))
 		}
 		c.kubernetesMinor = uint(minor)
+		// Validation ratcheting (KEP-4008) is on by default from 1.30 (beta; GA in 1.33): on an
+		// older cluster, lowering tightenings to warnings would hide errors users will hit.
+		if c.Ratcheting && minor < 30 {
+			return c.atLine("ratcheting", fmt.Errorf("ratcheting: true needs Kubernetes 1.30 or later (validation ratcheting is on by default from 1.30), but kubernetesVersion is %q; set ratcheting: false or raise kubernetesVersion", c.KubernetesVersion))
+		}
 	}
 	if c.AcknowledgeLabel == "" {
 		c.AcknowledgeLabel = "crd-breaking-change-approved"

@@ -35,6 +35,7 @@ func TestParseErrors(t *testing.T) {
 		{"not yaml", "mode: [\n", `line 1: did not find expected node content`},
 		{"kubernetesVersion not a minor", "kubernetesVersion: latest\n", `line 1: kubernetesVersion: "latest" is not a Kubernetes minor version such as "1.30"`},
 		{"kubernetesVersion before CEL", "kubernetesVersion: \"1.20\"\n", `line 1: kubernetesVersion: "1.20" predates CEL validation rules (Kubernetes 1.25); use 1.25 or later`},
+		{"ratcheting before 1.30", "kubernetesVersion: \"1.29\"\nratcheting: true\n", `line 2: ratcheting: true needs Kubernetes 1.30 or later (validation ratcheting is on by default from 1.30), but kubernetesVersion is "1.29"; set ratcheting: false or raise kubernetesVersion`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))

@@ -111,7 +111,6 @@ func checkValidations(n *node) {
 }
 
 func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
-	n.checkLibraries(w)
 	what := fmt.Sprintf("validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
 	res := n.judgeRule(&o, w)
 	switch res.Verdict {
@@ -128,7 +127,6 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 }
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
-	n.checkLibraries(w)
 	res := n.judgeRule(nil, w)
 	if res.Verdict.Safe() {
 		n.emit(validationRuleImplied, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
@@ -139,24 +137,36 @@ func (n *node) ruleAdded(w apiextv1.ValidationRule) {
 	f.Example = example(res)
 }
 
-// checkLibraries reports a new or changed rule that the CEL environment of the configured
-// kubernetesVersion cannot compile, naming what it lacks and the version that introduced it.
-func (n *node) checkLibraries(w apiextv1.ValidationRule) {
-	minor := n.e.opts.KubernetesVersion
-	steps, ok := n.steps()
-	if minor == 0 || !ok {
+// checkLibraries reports the rules, new in this change (every rule of a new CRD or version), that
+// the CEL environment of the configured kubernetesVersion cannot compile, naming what they lack
+// and the version that introduced it.
+func checkLibraries(e *emitter) {
+	minor := e.opts.KubernetesVersion
+	if minor == 0 || e.pair.New == nil {
 		return
 	}
-	fn, since, tooNew := n.e.judge(n.version).Introduced(steps, w, minor)
-	if !tooNew {
-		return
+	for _, v := range e.pair.New.Object.Spec.Versions {
+		for _, u := range celproof.TooNew(e.pair.Old, e.pair.New, v.Name, minor) {
+			path, at := ".", e.pair.New.SchemaPath(v.Name)
+			for _, st := range u.Steps {
+				switch st.Kind {
+				case celproof.Property:
+					path, at = childPath(path, st.Name), at.Join("properties", st.Name)
+				case celproof.Items:
+					path, at = path+"[*]", at.Join("items")
+				case celproof.MapValues:
+					path, at = childPath(path, "*"), at.Join("additionalProperties")
+				}
+			}
+			what := "what it uses"
+			if u.Function != "" {
+				what = u.Function
+			}
+			at = at.Join(keywordNames[kwValidations], crd.ItemWith{Key: "rule", Value: u.Rule.Rule}, "rule")
+			e.add(invalidCRD, "", "", finding.Head, at, nil, u.Rule.Rule,
+				fmt.Sprintf("rule %q of %s (version %s) uses %s, which Kubernetes %s introduced; kubernetesVersion is 1.%d", u.Rule.Rule, path, v.Name, what, u.Since, minor))
+		}
 	}
-	what := "what it uses"
-	if fn != "" {
-		what = fn
-	}
-	n.e.add(invalidCRD, "", "", finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule,
-		fmt.Sprintf("rule %q of %s (version %s) uses %s, which Kubernetes %s introduced; kubernetesVersion is 1.%d", w.Rule, n.path, n.version, what, since, minor))
 }
 
 // judgeRule evaluates a new or changed rule against the old schema (celproof); a rule in a

@@ -39,12 +39,15 @@ func Compare(p crd.Pair, opts Options) []finding.Finding {
 	case p.Old == nil:
 		e.crd(crdAdded, finding.Head, namePath, nil, nil, "CRD %s is new", p.New.Name)
 		reportUnknownKeys(e)
+		checkLibraries(e)
+		newCRDSelectableFields(e)
 	case p.New == nil:
 		e.crd(crdRemoved, finding.Base, namePath, p.Old.Name, nil, "CRD %s was removed", p.Old.Name)
 	default:
 		compareCRD(e)
 		compareVersions(e, opts)
 		reportUnknownKeys(e)
+		checkLibraries(e)
 	}
 	return e.out
 }

@@ -1,8 +1,11 @@
 package rules
 
 import (
-	"github.com/crdguard/crdguard/internal/finding"
+	"fmt"
+
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/internal/finding"
 )
 
 // Selectable fields (Kubernetes ≥ 1.31): the JSONPaths a version lets clients filter by with
@@ -18,7 +21,7 @@ var (
 	selectableFieldAdded = &Rule{
 		ID: "selectable-field-added", Severity: finding.Info, Level: VersionLevel,
 		Summary: "A selectable field (selectableFields) was added to a version.",
-		Doc:     "A new selectable field lets clients filter by it; nothing that worked before changes. It needs Kubernetes 1.31 or later (the CustomResourceFieldSelectors feature; older API servers drop the field and refuse such selectors). The finding's path is the field's jsonPath.",
+		Doc:     "A new selectable field lets clients filter by it; nothing that worked before changes. It needs Kubernetes 1.31 or later (the CustomResourceFieldSelectors feature; older API servers drop the field and refuse such selectors): with kubernetesVersion 1.30 the finding is a warning, and before 1.30, whose API has no such field, it is invalid-crd (also for a new CRD). The finding's path is the field's jsonPath.",
 	}
 )
 
@@ -37,9 +40,42 @@ func compareSelectableFields(e *emitter, version string, o, w []apiextv1.Selecta
 	for i, f := range w {
 		if !hasSelectable(o, f.JSONPath) {
 			at := e.pair.New.VersionPath(version).Join("selectableFields", i, "jsonPath")
-			e.add(selectableFieldAdded, version, f.JSONPath, finding.Head, at, nil, f.JSONPath,
+			fd := e.add(selectableFieldAdded, version, f.JSONPath, finding.Head, at, nil, f.JSONPath,
 				f.JSONPath+" of "+version+" is now selectable with field selectors")
+			judgeSelectableSupport(e, fd)
 		}
+	}
+}
+
+// newCRDSelectableFields judges the selectable fields of a new CRD for the configured
+// kubernetesVersion; where that version supports them there is nothing to say.
+func newCRDSelectableFields(e *emitter) {
+	if m := e.opts.KubernetesVersion; m == 0 || m >= selectableSince {
+		return
+	}
+	for _, v := range e.pair.New.Object.Spec.Versions {
+		compareSelectableFields(e, v.Name, nil, v.SelectableFields)
+	}
+}
+
+// selectableSince is the Kubernetes minor whose API servers honour selectableFields by default
+// (the CustomResourceFieldSelectors feature: alpha in 1.30, beta and on in 1.31).
+const selectableSince = 31
+
+// judgeSelectableSupport raises an added selectable field when the oldest Kubernetes the CRD must
+// install on does not honour it: before 1.30 the API does not have the field, so kubectl apply's
+// strict field validation refuses the CRD (invalid-crd); 1.30 accepts it but, with the feature
+// gate off by default, drops it, so field selectors on it are refused there.
+func judgeSelectableSupport(e *emitter, f *finding.Finding) {
+	m := e.opts.KubernetesVersion
+	switch {
+	case m == 0 || m >= selectableSince:
+	case m < selectableSince-1:
+		f.Rule, f.Severity = invalidCRD.ID, invalidCRD.Severity
+		f.Message = fmt.Sprintf("selectableFields (%s of %s) needs Kubernetes 1.%d; kubernetesVersion is 1.%d, whose API has no such field: %s", f.Path, f.Version, selectableSince, m, invalidCRD.Advice)
+	default:
+		f.Severity = finding.Warning
+		f.Message += fmt.Sprintf(", but Kubernetes 1.%d (kubernetesVersion) drops selectableFields unless the alpha CustomResourceFieldSelectors feature gate is on, so field selectors on it are refused there", m)
 	}
 }
 
