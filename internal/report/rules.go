@@ -72,7 +72,7 @@ func indentWrap(s, indent string, width int) string {
 // comments can link to #<rule-id>; examples maps rule IDs to a unified diff that triggers it.
 func RulesPage(w io.Writer, all []*rules.Rule, examples map[string]string) error {
 	ew := &errWriter{w: w}
-	ew.printf("# crdguard rules\n\nGenerated from the registry and `testdata/rules` (`go test ./cmd/action -run TestGeneratedDocs -update`); do not edit.\n\n")
+	ew.printf("# crdguard rules\n\nGenerated from the registry and `testdata/rules` (`go test ./internal/cli -run TestGeneratedDocs -update`); do not edit.\n\n")
 	ew.printf("**Acknowledging a finding.** Severities are defaults: set a rule's severity (or `off`) under `rules:` in `.crdguard.yaml`; drop one finding with an `ignore:` entry (crd, version, path, rule and a required reason); or, for a deliberate breaking change, add the pull request label named by `acknowledgeLabel` (default `crd-breaking-change-approved`): the check turns neutral.\n\n")
 	ew.printf("**CEL rules: proofs and examples.** A changed or added CEL rule is evaluated with the API server's CEL runtime against the old schema. When the data the rules read has a finite domain there (presence, booleans, enums, small integer ranges, fields new in the change), every combination is tried: a rule that rejects nothing the old schema accepted is proven safe (`validation-rule-rewritten`, `validation-rule-loosened`, `validation-rule-implied`, info). Otherwise boundary values are searched; an object the old schema accepts and the new one rejects, confirmed by the API server's validator, is the finding's `example` (a tightening shown, not asserted). With neither, the change stays an error and says how many objects were tried.\n")
 	for _, r := range all {

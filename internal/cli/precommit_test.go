@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -30,8 +30,12 @@ func TestPreCommitHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The binary each language gives the entry: pre-commit's golang language runs `go install
-	// ./...` here, which names it after this package's folder; system means a crdguard on PATH.
-	binary := map[string]string{"golang": filepath.Base(wd), "system": "crdguard"}
+	// ./...` in this repository, which names each command after its folder (cmd/crdguard gives
+	// crdguard); system means a crdguard on PATH.
+	binary := map[string]string{"golang": "crdguard", "system": "crdguard"}
+	if _, err := os.Stat("../../cmd/crdguard/main.go"); err != nil {
+		t.Fatalf("the golang hook needs a command folder named crdguard: %v", err)
+	}
 	if len(hooks) != 2 || hooks[0].ID != "crdguard" {
 		t.Fatalf("hooks %+v", hooks)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func TestReadmeRules(t *testing.T) {
 		return
 	}
 	if !*update {
-		t.Fatal("the rules table in README.md is stale: run go test ./cmd/action -run TestReadmeRules -update")
+		t.Fatal("the rules table in README.md is stale: run go test ./internal/cli -run TestReadmeRules -update")
 	}
 	out := append(append(append([]byte{}, readme[:begin+len(rulesBegin)]...), table.Bytes()...), readme[end:]...)
 	if err := os.WriteFile(path, out, 0o644); err != nil {
@@ -62,10 +62,10 @@ func TestGeneratedDocs(t *testing.T) {
 	}
 	current, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/action -run TestGeneratedDocs -update)", err)
+		t.Fatalf("%v (run go test ./internal/cli -run TestGeneratedDocs -update)", err)
 	}
 	if !bytes.Equal(current, page.Bytes()) {
-		t.Fatal("docs/rules.md is stale: run go test ./cmd/action -run TestGeneratedDocs -update")
+		t.Fatal("docs/rules.md is stale: run go test ./internal/cli -run TestGeneratedDocs -update")
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -15,11 +15,11 @@ type buildVersion struct {
 	Version, Commit, Go, APIExtensions, APIMachinery string
 }
 
-// version and commit are set by release builds (.ci/build-binary.sh with CRDGUARD_VERSION and
-// CRDGUARD_COMMIT, GoReleaser with the same -ldflags "-X main.version=… -X main.commit=…"): a
-// release is built from a checkout, where the module's own version is not known to the Go
-// toolchain, and the image is built without .git. `go install …@vX.Y.Z` leaves them empty and
-// the build info has the version.
+// version and commit come from package main through Main: release builds set them there
+// (.ci/build-binary.sh with CRDGUARD_VERSION and CRDGUARD_COMMIT, GoReleaser with the same
+// -ldflags "-X main.version=… -X main.commit=…"), because a release is built from a checkout,
+// where the module's own version is not known to the Go toolchain, and the image is built
+// without .git. `go install …@vX.Y.Z` leaves them empty and the build info has the version.
 var version, commit string
 
 func readBuildVersion() buildVersion {

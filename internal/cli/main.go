@@ -1,0 +1,250 @@
+// Package cli is the crdguard command: `crdguard diff`, `check`, `rules`, `version`, and the
+// GitHub Action. cmd/crdguard (the name people install) and cmd/action (what the action's image
+// runs) are both this program.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/action"
+	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/report"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// Exit codes (DESIGN §3).
+const (
+	exitOK       = 0 // nothing at or above --fail-on
+	exitFindings = 1 // findings at or above --fail-on
+	exitTool     = 2 // the tool could not do its job
+)
+
+const usage = `crdguard keeps CustomResourceDefinition upgrades safe: it compares two versions of
+your CRDs and reports every change that would break stored objects or existing clients.
+
+Usage:
+  crdguard diff [flags] OLD NEW   compare CRDs in two files or directories
+                                  (CRDs are paired by metadata.name, not by file); OLD may be
+                                  kube://NAME: the CRD installed in a cluster, whose
+                                  status.storedVersions says which versions hold data
+                                  (--kubeconfig FILE, --context NAME)
+  crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [flags]
+                                  compare two commits of a git repository: head against its
+                                  merge base with base, as a pull request shows it
+  crdguard rules [--format F]     list every rule with its default severity and doc
+  crdguard action                 run as a GitHub Action (the default when GITHUB_ACTIONS=true):
+                                  inputs and the event come from the INPUT_* and GITHUB_* variables
+  crdguard version                the version, and the Kubernetes libraries it was built with
+
+Flags for diff and check:
+  --config FILE      configuration (default: .crdguard.yaml in the working directory for
+                     diff, at the repository root for check, if present)
+  --format FORMAT    text (default), json, markdown, github (workflow commands), sarif or
+                     rdjson (reviewdog)
+  --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
+do its job (bad flag, unreadable file, bad config).
+
+Examples:
+  crdguard diff testdata/examples/widgets/old.yaml testdata/examples/widgets/new.yaml
+  crdguard check --base origin/main
+`
+
+// Main runs the command line of this process and returns its exit code. releaseVersion and
+// releaseCommit are what a release build stamped into package main (empty otherwise).
+func Main(releaseVersion, releaseCommit string) int {
+	version, commit = releaseVersion, releaseCommit
+	args := os.Args[1:]
+	if len(args) == 0 && os.Getenv("GITHUB_ACTIONS") == "true" {
+		args = []string{"action"}
+	}
+	return run(args, os.Stdout, os.Stderr)
+}
+
+// run is the whole program behind Main, so tests can drive it.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitTool
+	}
+	switch args[0] {
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
+	case "check":
+		return runCheck(args[1:], stdout, stderr)
+	case "action":
+		return action.Run(context.Background(), action.Options{Stdout: stdout})
+	case "version", "--version":
+		return runVersion(stdout)
+	case "rules":
+		return runRules(args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "crdguard: unknown command %q\n\n%s", args[0], usage)
+	return exitTool
+}
+
+// commonFlags are the flags every comparing command takes.
+type commonFlags struct {
+	config, format, failOn string
+}
+
+func (c *commonFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.config, "config", "", "configuration file (default .crdguard.yaml if present)")
+	fs.StringVar(&c.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	fs.StringVar(&c.failOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, never")
+}
+
+// threshold is the parsed --fail-on.
+func (c *commonFlags) threshold() (policy.FailOn, error) {
+	f, err := policy.ParseFailOn(c.failOn)
+	if err != nil {
+		return f, fmt.Errorf("--fail-on: %w", err)
+	}
+	return f, nil
+}
+
+// loadConfig reads --config, or the default file in dir when it exists.
+func (c *commonFlags) loadConfig(dir string) (*policy.Config, error) {
+	return policy.Find(c.config, dir)
+}
+
+// parseInterspersed parses flags that may come before, between or after positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// command is what diff and check share: flags, configuration, output and exit code.
+type command struct {
+	name   string
+	fs     *flag.FlagSet
+	flags  commonFlags
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func newCommand(name string, stdout, stderr io.Writer) *command {
+	c := &command{name: name, fs: flag.NewFlagSet(name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
+	c.fs.SetOutput(stderr)
+	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	c.flags.register(c.fs)
+	return c
+}
+
+// clusterFlags registers --kubeconfig and --context, saying what they are for.
+func (c *command) clusterFlags(forWhat string) *source.Cluster {
+	var cl source.Cluster
+	c.fs.StringVar(&cl.Kubeconfig, "kubeconfig", "", "kubeconfig for "+forWhat+" (default: KUBECONFIG or ~/.kube/config)")
+	c.fs.StringVar(&cl.Context, "context", "", "kubeconfig context for "+forWhat)
+	return &cl
+}
+
+// parse parses the flags; when it returns ok false the command ends with code.
+func (c *command) parse(args []string) (pos []string, code int, ok bool) {
+	pos, err := parseInterspersed(c.fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, exitOK, false
+	}
+	if err != nil {
+		return nil, exitTool, false // the flag package has said why
+	}
+	if !slices.Contains(report.Formats, c.flags.format) {
+		return nil, c.fail(fmt.Errorf("unknown format %q (allowed: %s)", c.flags.format, strings.Join(report.Formats, ", "))), false
+	}
+	if _, err := c.flags.threshold(); err != nil {
+		return nil, c.fail(err), false
+	}
+	return pos, 0, true
+}
+
+func (c *command) fail(err error) int {
+	fmt.Fprintf(c.stderr, "crdguard %s: %v\n", c.name, err)
+	return exitTool
+}
+
+// finish applies the policy, writes the report and picks the exit code; compared is nil
+// outside git mode.
+func (c *command) finish(cfg *policy.Config, res check.Result, compared *report.Compared) int {
+	out := cfg.Apply(res.Findings)
+	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices, Compared: compared}
+	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
+		return c.fail(err)
+	}
+	if failOn, _ := c.flags.threshold(); failOn.Fails(out.Findings) {
+		return exitFindings
+	}
+	return exitOK
+}
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	c := newCommand("diff", stdout, stderr)
+	cluster := c.clusterFlags("kube://NAME")
+	pos, code, ok := c.parse(args)
+	if !ok {
+		return code
+	}
+	if len(pos) != 2 {
+		return c.fail(fmt.Errorf("want OLD and NEW, got %d argument(s)", len(pos)))
+	}
+	cfg, err := c.flags.loadConfig(".")
+	if err != nil {
+		return c.fail(err)
+	}
+	old, err := readOld(pos[0], *cluster)
+	if err != nil {
+		return c.fail(err)
+	}
+	new, err := source.ReadPath(pos[1], true)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.finish(cfg, check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()}), nil)
+}
+
+func runRules(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text, json or markdown")
+	if err := fs.Parse(args); err != nil {
+		return exitTool
+	}
+	if err := report.Rules(stdout, *format, rules.All()); err != nil {
+		fmt.Fprintln(stderr, "crdguard rules:", err)
+		return exitTool
+	}
+	return exitOK
+}
+
+// readOld reads the old side of diff: a file, a directory, or kube://NAME from a cluster.
+func readOld(arg string, cluster source.Cluster) (*source.Tree, error) {
+	if name, ok := source.IsKube(arg); ok {
+		return source.ReadCluster(context.Background(), cluster, name)
+	}
+	return source.ReadPath(arg, false)
+}
