@@ -87,12 +87,18 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 	loc := func(path string) finding.Location {
 		return finding.Location{File: o.File, Line: o.LineOf(crd.FieldPath(path)), Side: finding.Head}
 	}
+	object := o.Kind + "/" + o.Name
+	if meta, ok := o.Data["metadata"].(map[string]any); ok {
+		if ns, ok := meta["namespace"].(string); ok && ns != "" {
+			object = o.Kind + "/" + ns + "/" + o.Name
+		}
+	}
 	var out []finding.Finding
 	for _, path := range now.Pruned {
 		if base == nil || slices.Contains(before.Pruned, path) {
 			continue // head drops nothing that base kept
 		}
-		out = append(out, rules.SampleFinding(true, finding.Error, crdName, version, "."+path,
+		out = append(out, rules.SampleFinding(true, finding.Error, crdName, version, "."+path, object,
 			fmt.Sprintf("%s %q sets %s, which the head schema prunes", o.Kind, o.Name, path), loc(path)))
 	}
 	if len(now.Errors) == 0 {
@@ -123,7 +129,7 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		if e.Field == notChecked {
 			path = "."
 		}
-		out = append(out, rules.SampleFinding(false, sev, crdName, version, path,
+		out = append(out, rules.SampleFinding(false, sev, crdName, version, path, object,
 			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
 	}
 	return out

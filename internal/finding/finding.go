@@ -92,6 +92,9 @@ type Finding struct {
 	// Locations are every copy of the CRD that this finding applies to, Location among them,
 	// when byte-identical copies were compared once (DESIGN §3); empty for a single copy.
 	Locations []Location `json:"locations,omitempty"`
+	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
+	// the sample sets a namespace): one file can hold several samples with the same problem.
+	Object string `json:"object,omitempty"`
 
 	// Ratchetable is set by the rules when Kubernetes validation ratcheting rescues existing
 	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL
@@ -154,11 +157,15 @@ func Less(a, b *Finding) bool {
 
 // Key identifies a finding independently of its line, for deduplication and fingerprints.
 func (f *Finding) Key() string {
-	return f.Rule + "\x00" + f.CRD + "\x00" + f.Version + "\x00" + f.Path
+	k := f.Rule + "\x00" + f.CRD + "\x00" + f.Version + "\x00" + f.Path
+	if f.Object != "" { // only then: earlier releases' fingerprints of other findings stay valid
+		k += "\x00" + f.Object
+	}
+	return k
 }
 
 // Fingerprint identifies a finding across runs (review comments, SARIF partialFingerprints):
-// rule, CRD, version, path and baseline, never the line, so a finding that moves is the same.
+// rule, CRD, version, path, sample object and baseline, never the line, so a finding that moves is the same.
 func (f *Finding) Fingerprint() string {
 	sum := sha256.Sum256([]byte(f.Key() + "\x00" + f.Baseline))
 	return hex.EncodeToString(sum[:8])

@@ -46,6 +46,15 @@ func diffOf(path string, h source.Hunk) *source.Diff {
 	return d
 }
 
+// reviewFixture is a fake GitHub whose pull request changes one file in one hunk, and a
+// publisher talking to it.
+func reviewFixture(t *testing.T, file string, h source.Hunk) (*fakegithub.Server, *Publisher) {
+	t.Helper()
+	srv := fakegithub.New(t, token)
+	srv.Files[file] = linesOf(h)
+	return srv, newPublisher(t, srv, &sleeps{})
+}
+
 func linesOf(h source.Hunk) *fakegithub.Lines {
 	l := &fakegithub.Lines{Right: map[int]bool{}, Left: map[int]bool{}}
 	for i := h.NewStart; i < h.NewStart+h.NewLines; i++ {
@@ -58,10 +67,8 @@ func linesOf(h source.Hunk) *fakegithub.Lines {
 }
 
 func TestReviewPlacesAndIsIdempotent(t *testing.T) {
-	srv := fakegithub.New(t, token)
 	h := source.Hunk{OldStart: 10, OldLines: 7, NewStart: 10, NewLines: 8}
-	srv.Files["crd.yaml"] = linesOf(h)
-	pub := newPublisher(t, srv, &sleeps{})
+	srv, pub := reviewFixture(t, "crd.yaml", h)
 	fs := []finding.Finding{
 		mk("field-removed", finding.Error, ".spec.a", "crd.yaml", 12, finding.Base),      // inline LEFT
 		mk("max-decreased", finding.Error, ".spec.b", "crd.yaml", 15, finding.Head),      // inline RIGHT
@@ -160,10 +167,8 @@ func TestReviewSurvives422(t *testing.T) {
 
 // Existing comments span several pages; all are read, so nothing is posted twice.
 func TestReviewReadsEveryPage(t *testing.T) {
-	srv := fakegithub.New(t, token)
 	h := source.Hunk{OldStart: 1, OldLines: 300, NewStart: 1, NewLines: 300}
-	srv.Files["crd.yaml"] = linesOf(h)
-	pub := newPublisher(t, srv, &sleeps{})
+	srv, pub := reviewFixture(t, "crd.yaml", h)
 	var fs []finding.Finding
 	for i := 0; i < 250; i++ {
 		fs = append(fs, mk("field-removed", finding.Error, fmt.Sprintf(".spec.f%03d", i), "crd.yaml", i+1, finding.Base))
@@ -383,5 +388,29 @@ func TestSecondaryBackoffAndWriteSpacing(t *testing.T) {
 	}
 	if want := []time.Duration{60 * time.Second, 120 * time.Second, time.Second}; fmt.Sprint(s.got) != fmt.Sprint(want) {
 		t.Fatalf("waits %v, want %v", s.got, want)
+	}
+}
+
+// Two samples in one file with the same problem (Tekton's optional-workspaces.yaml: two Tasks
+// whose first step lacks a name) are two findings: both are posted, and a re-run knows both.
+func TestSamplesInOneFileAreSeparateFindings(t *testing.T) {
+	h := source.Hunk{OldStart: 1, OldLines: 60, NewStart: 1, NewLines: 60}
+	srv, pub := reviewFixture(t, "examples/run.yaml", h)
+	var fs []finding.Finding
+	for i, task := range []string{"Task/run-js", "Task/echo"} {
+		f := mk("sample-invalid", finding.Error, ".spec.steps[0].name", "examples/run.yaml", 19+24*i, finding.Head)
+		f.CRD, f.Object = "tasks.tekton.dev", task
+		fs = append(fs, f)
+	}
+	if Fingerprint(&fs[0], "") == Fingerprint(&fs[1], "") {
+		t.Fatal("two samples share one fingerprint")
+	}
+	res, err := pub.Review(context.Background(), PR{7, strings.Repeat("d", 40)}, fs, diffOf("examples/run.yaml", h))
+	if err != nil || res.Inline != 2 {
+		t.Fatalf("first run %+v, %v", res, err)
+	}
+	res, err = pub.Review(context.Background(), PR{7, strings.Repeat("d", 40)}, fs, diffOf("examples/run.yaml", h))
+	if err != nil || res.AlreadyPosted != 2 || len(srv.Comments) != 2 {
+		t.Fatalf("re-run %+v, %v, %d comments", res, err, len(srv.Comments))
 	}
 }

@@ -24,8 +24,8 @@ var (
 
 var sampleRules = []*Rule{sampleInvalid, samplePruned}
 
-// SampleFinding builds a sample-invalid or sample-pruned finding.
-func SampleFinding(pruned bool, sev finding.Severity, crdName, version, path, message string, loc finding.Location) finding.Finding {
+// SampleFinding builds a sample-invalid or sample-pruned finding about the sample object.
+func SampleFinding(pruned bool, sev finding.Severity, crdName, version, path, object, message string, loc finding.Location) finding.Finding {
 	r := sampleInvalid
 	if pruned {
 		r = samplePruned
@@ -34,5 +34,5 @@ func SampleFinding(pruned bool, sev finding.Severity, crdName, version, path, me
 	if r.Advice != "" {
 		msg += ": " + r.Advice
 	}
-	return finding.Finding{Rule: r.ID, Severity: sev, CRD: crdName, Version: version, Path: path, Message: msg, Location: loc}
+	return finding.Finding{Rule: r.ID, Severity: sev, CRD: crdName, Version: version, Path: path, Message: msg, Location: loc, Object: object}
 }
