@@ -221,7 +221,7 @@ func (j *Judge) Judge(c Change) (res Result) {
 			unsafe = true
 			if confirmed < MaxConfirm {
 				confirmed++
-				if ex, stored := j.confirm(c.Steps, obj, old); ex != nil {
+				if ex, stored := j.confirm(c.Steps, obj, old, root); ex != nil {
 					res.Verdict, res.Example, res.Stored = Witness, ex, stored
 					return true
 				}
@@ -473,10 +473,10 @@ func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
 // the old version, rejected by the new one at this node. For an update (old not nil) both values
 // are embedded alike and the update is judged, with ratcheting as the server applies it. It
 // returns the object (and the stored object of an update) when both hold.
-func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
+func (j *Judge) confirm(steps []Step, v, old any, read *refNode) (obj, stored map[string]any) {
 	obj = j.object(steps, v)
 	if old == nil {
-		if !j.confirmCreate(steps, obj) {
+		if !j.confirmCreate(steps, obj, read) {
 			return nil, nil
 		}
 		obj["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
@@ -529,7 +529,7 @@ func (j *Judge) confirm(steps []Step, v, old any) (obj, stored map[string]any) {
 // then the CEL validator of every schema node the object reaches runs on that node's value, as
 // the server's recursive CEL validator does — with each node's rules compiled once per run
 // instead of the whole CRD's for every object.
-func (j *Judge) confirmCreate(steps []Step, obj map[string]any) bool {
+func (j *Judge) confirmCreate(steps []Step, obj map[string]any, read *refNode) bool {
 	var sides [2]*validation.Schema
 	for i, ver := range j.versions {
 		var err error
@@ -537,12 +537,109 @@ func (j *Judge) confirmCreate(steps []Step, obj map[string]any) bool {
 			return false
 		}
 	}
-	before := sides[0].Create(obj)
-	if before.Errors != nil || j.celFails("old", j.oldRoot, before.Object, ".", true, "") {
-		return false
+	for round := 0; ; round++ {
+		before := sides[0].Create(obj)
+		if before.Errors != nil || j.celFails("old", j.oldRoot, before.Object, ".", true, "") {
+			return false
+		}
+		after := sides[1].Create(obj)
+		if after.Errors == nil {
+			return j.celFails("new", j.newRoot, after.Object, ".", true, fieldPath(steps))
+		}
+		// The server skips CEL rules when the OpenAPI schema refuses the object; a tightening
+		// elsewhere in the same change must not hide the rule's witness.
+		if round == maxRepairs || !j.repair(obj, steps, read, after.Errors) {
+			return false
+		}
 	}
-	after := sides[1].Create(obj)
-	return after.Errors == nil && j.celFails("new", j.newRoot, after.Object, ".", true, fieldPath(steps))
+}
+
+// maxRepairs bounds the rounds of repair for one witness (each fixes every refused value it can).
+const maxRepairs = 3
+
+// repair replaces in obj every value the new version's OpenAPI validation refuses that the
+// rules do not read (read is what they read of the node steps lead to) with the new schema's
+// minimal value there. The rules' outcome cannot change, since they never see those values; the
+// old schema is asked again. It reports whether anything changed.
+func (j *Judge) repair(obj map[string]any, steps []Step, read *refNode, errs field.ErrorList) bool {
+	changed := false
+	for _, e := range errs {
+		p := crd.FieldPath(e.Field)
+		if len(p) == 0 || p[0] == "metadata" || p[0] == "apiVersion" || p[0] == "kind" || reads(read, steps, p) {
+			continue
+		}
+		changed = setMinimal(obj, j.newRoot, p) || changed
+	}
+	return changed
+}
+
+// reads reports whether the value at p (an API server field path) is, or contains, or lies
+// inside something the rules at the node steps lead to read — or is an ancestor of that node.
+func reads(read *refNode, steps []Step, p crd.Path) bool {
+	for i, st := range steps {
+		if i >= len(p) {
+			return true // an ancestor of the node: replacing it would drop the candidate
+		}
+		if _, isIndex := p[i].(int); st.Kind == Property && p[i] != st.Name || st.Kind == Items && !isIndex {
+			return false // beside the node
+		}
+	}
+	r := read
+	for _, seg := range p[len(steps):] {
+		if r == nil {
+			return false
+		}
+		if r.value {
+			return true
+		}
+		if name, ok := seg.(string); ok && r.fields[name] != nil {
+			r = r.fields[name]
+		} else {
+			r = r.elem
+		}
+	}
+	return r != nil
+}
+
+// setMinimal puts the minimal value of the schema at p in place of obj's value there.
+func setMinimal(obj map[string]any, s *structuralschema.Structural, p crd.Path) bool {
+	var cur any = obj
+	for i, seg := range p {
+		if s == nil {
+			return false
+		}
+		var next *structuralschema.Structural
+		switch k := seg.(type) {
+		case string:
+			if prop, ok := s.Properties[k]; ok {
+				next = &prop
+			} else if s.AdditionalProperties != nil {
+				next = s.AdditionalProperties.Structural
+			}
+			m, ok := cur.(map[string]any)
+			if !ok || next == nil {
+				return false
+			}
+			if i == len(p)-1 {
+				m[k] = minimal(next)
+				return true
+			}
+			cur = m[k]
+		case int:
+			next = s.Items
+			l, ok := cur.([]any)
+			if !ok || next == nil || k < 0 || k >= len(l) {
+				return false
+			}
+			if i == len(p)-1 {
+				l[k] = minimal(next)
+				return true
+			}
+			cur = l[k]
+		}
+		s = next
+	}
+	return false
 }
 
 // celFails reports whether a rule fails at a node the value x reaches (at the node at target,
