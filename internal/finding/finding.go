@@ -95,6 +95,9 @@ type Finding struct {
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`
+	// Subject tells apart findings of one rule at one path: a sample's object and error, a CEL
+	// rule's text (a node can gain two rules). It enters the key and fingerprints.
+	Subject string `json:"-"`
 
 	// Ratchetable is set by the rules when Kubernetes validation ratcheting rescues existing
 	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL
@@ -158,14 +161,14 @@ func Less(a, b *Finding) bool {
 // Key identifies a finding independently of its line, for deduplication and fingerprints.
 func (f *Finding) Key() string {
 	k := f.Rule + "\x00" + f.CRD + "\x00" + f.Version + "\x00" + f.Path
-	if f.Object != "" { // only then: earlier releases' fingerprints of other findings stay valid
-		k += "\x00" + f.Object
+	if f.Subject != "" { // only then: earlier releases' fingerprints of other findings stay valid
+		k += "\x00" + f.Subject
 	}
 	return k
 }
 
 // Fingerprint identifies a finding across runs (review comments, SARIF partialFingerprints):
-// rule, CRD, version, path, sample object and baseline, never the line, so a finding that moves is the same.
+// rule, CRD, version, path, subject and baseline, never the line, so a finding that moves is the same.
 func (f *Finding) Fingerprint() string {
 	sum := sha256.Sum256([]byte(f.Key() + "\x00" + f.Baseline))
 	return hex.EncodeToString(sum[:8])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/github/fakegithub"
+	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
 )
 
@@ -398,9 +399,8 @@ func TestSamplesInOneFileAreSeparateFindings(t *testing.T) {
 	srv, pub := reviewFixture(t, "examples/run.yaml", h)
 	var fs []finding.Finding
 	for i, task := range []string{"Task/run-js", "Task/echo"} {
-		f := mk("sample-invalid", finding.Error, ".spec.steps[0].name", "examples/run.yaml", 19+24*i, finding.Head)
-		f.CRD, f.Object = "tasks.tekton.dev", task
-		fs = append(fs, f)
+		fs = append(fs, rules.SampleFinding(false, finding.Error, "tasks.tekton.dev", "v1", ".spec.steps[0].name", task,
+			"spec.steps[0].name: Required value", finding.Location{File: "examples/run.yaml", Line: 19 + 24*i, Side: finding.Head}))
 	}
 	if Fingerprint(&fs[0], "") == Fingerprint(&fs[1], "") {
 		t.Fatal("two samples share one fingerprint")

@@ -106,7 +106,7 @@ func checkValidations(n *node) {
 		n.ruleAdded(w[i])
 	}
 	for _, j := range unmatchedOld {
-		n.emit(validationRuleRemoved, finding.Base, n.ruleAt(finding.Base, o[j].Rule), o[j].Rule, nil, "validation rule %q of %s was removed", o[j].Rule, n.path)
+		n.emitRule(validationRuleRemoved, finding.Base, o[j].Rule, o[j].Rule, nil, "validation rule %q of %s was removed", o[j].Rule, n.path)
 	}
 }
 
@@ -115,13 +115,13 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 	res := n.judgeRule(&o, w)
 	switch res.Verdict {
 	case celproof.Equivalent:
-		n.emit(validationRuleRewritten, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		n.emitRule(validationRuleRewritten, finding.Head, w.Rule, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
 		return
 	case celproof.Looser:
-		n.emit(validationRuleLoosened, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		n.emitRule(validationRuleLoosened, finding.Head, w.Rule, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
 		return
 	}
-	f := n.emit(validationRuleChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Rule, w.Rule, "%s", what+shown(res))
+	f := n.emitRule(validationRuleChanged, finding.Head, w.Rule, o.Rule, w.Rule, "%s", what+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
 	f.Example = example(res)
 }
@@ -129,10 +129,10 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
 	res := n.judgeRule(nil, w)
 	if res.Verdict.Safe() {
-		n.emit(validationRuleImplied, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
+		n.emitRule(validationRuleImplied, finding.Head, w.Rule, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
 		return
 	}
-	f := n.emit(validationRuleAdded, finding.Head, n.ruleAt(finding.Head, w.Rule), nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
+	f := n.emitRule(validationRuleAdded, finding.Head, w.Rule, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
 	f.Example = example(res)
 }
@@ -273,11 +273,11 @@ func example(res celproof.Result) json.RawMessage {
 // on, or only the wording and field of the error.
 func (n *node) errorChanged(o, w apiextv1.ValidationRule) {
 	if !eqPtr(o.Reason, w.Reason) {
-		n.emit(validationReasonChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), o.Reason, w.Reason, "the reason reported by rule %q of %s changed from %s to %s", w.Rule, n.path, reasonName(o.Reason), reasonName(w.Reason))
+		n.emitRule(validationReasonChanged, finding.Head, w.Rule, o.Reason, w.Reason, "the reason reported by rule %q of %s changed from %s to %s", w.Rule, n.path, reasonName(o.Reason), reasonName(w.Reason))
 	}
 	o.Reason, w.Reason = nil, nil
 	if !reflect.DeepEqual(o, w) {
-		n.emit(validationMessageChanged, finding.Head, n.ruleAt(finding.Head, w.Rule), errorText(o), errorText(w), "the error reported by rule %q of %s changed", w.Rule, n.path)
+		n.emitRule(validationMessageChanged, finding.Head, w.Rule, errorText(o), errorText(w), "the error reported by rule %q of %s changed", w.Rule, n.path)
 	}
 }
 
@@ -302,6 +302,14 @@ func errorText(r apiextv1.ValidationRule) map[string]string {
 
 func (n *node) ruleAt(side finding.Side, rule string) crd.Path {
 	return n.at(side, keywordNames[kwValidations], crd.ItemWith{Key: "rule", Value: rule}, "rule")
+}
+
+// emitRule adds a finding about one CEL rule of the node, at the rule's line on that side; the
+// rule's text is its subject, since a node can gain or lose several rules at once.
+func (n *node) emitRule(r *Rule, side finding.Side, rule string, before, after any, format string, args ...any) *finding.Finding {
+	f := n.emit(r, side, n.ruleAt(side, rule), before, after, format, args...)
+	f.Subject = rule
+	return f
 }
 
 // usesOldSelf reports whether a rule is a transition rule, which ratcheting does not cover.

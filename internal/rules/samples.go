@@ -34,5 +34,6 @@ func SampleFinding(pruned bool, sev finding.Severity, crdName, version, path, ob
 	if r.Advice != "" {
 		msg += ": " + r.Advice
 	}
-	return finding.Finding{Rule: r.ID, Severity: sev, CRD: crdName, Version: version, Path: path, Message: msg, Location: loc, Object: object}
+	return finding.Finding{Rule: r.ID, Severity: sev, CRD: crdName, Version: version, Path: path, Message: msg, Location: loc,
+		Object: object, Subject: object + "\n" + message}
 }
