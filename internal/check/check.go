@@ -46,7 +46,11 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, d := range newDups {
 		r.Findings = append(r.Findings, rules.Duplicate(d.First, d.Again, finding.Head))
 	}
-	r.CRDs = len(pairs)
+	names := map[string]bool{} // copies of one CRD (channels, bundles) count once
+	for _, p := range pairs {
+		names[p.Name()] = true
+	}
+	r.CRDs = len(names)
 	copyOf := sameCopies(pairs)
 	perPair := make([][]finding.Finding, len(pairs))
 	source.Parallel(len(pairs), func(i int) {
