@@ -221,7 +221,7 @@ func (j *Judge) Judge(c Change) (res Result) {
 			unsafe = true
 			if confirmed < MaxConfirm {
 				confirmed++
-				if ex, stored := j.confirm(c.Steps, obj, old, root); ex != nil {
+				if ex, stored := j.confirm(c.Steps, c.After, obj, old, root); ex != nil {
 					res.Verdict, res.Example, res.Stored = Witness, ex, stored
 					return true
 				}
@@ -473,7 +473,7 @@ func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
 // the old version, rejected by the new one at this node. For an update (old not nil) both values
 // are embedded alike and the update is judged, with ratcheting as the server applies it. It
 // returns the object (and the stored object of an update) when both hold.
-func (j *Judge) confirm(steps []Step, v, old any, read *refNode) (obj, stored map[string]any) {
+func (j *Judge) confirm(steps []Step, rule apiextv1.ValidationRule, v, old any, read *refNode) (obj, stored map[string]any) {
 	obj = j.object(steps, v)
 	if old == nil {
 		if !j.confirmCreate(steps, obj, read) {
@@ -509,9 +509,8 @@ func (j *Judge) confirm(steps []Step, v, old any, read *refNode) (obj, stored ma
 		}
 		errs = sides[1].Update(obj, stored)
 	}
-	at := fieldPath(steps)
 	for _, e := range errs {
-		if at == "" || e.Field == at || strings.HasPrefix(e.Field, at+".") || strings.HasPrefix(e.Field, at+"[") {
+		if isRuleError(e, steps, rule) {
 			for _, o := range []map[string]any{obj, stored} {
 				if o != nil {
 					o["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
@@ -521,6 +520,27 @@ func (j *Judge) confirm(steps []Step, v, old any, read *refNode) (obj, stored ma
 		}
 	}
 	return nil, nil
+}
+
+// isRuleError reports whether a validation error is the one the rule raises: at the rule's node
+// (or its fieldPath), with the rule's message, or the server's "failed rule: …" when it has none
+// (a messageExpression's text cannot be known in advance). Another error there, such as a bound
+// the same change tightened, does not show that the rule rejects the object.
+func isRuleError(e *field.Error, steps []Step, rule apiextv1.ValidationRule) bool {
+	at := fieldPath(steps)
+	if fp := strings.TrimSpace(rule.FieldPath); fp != "" {
+		at = strings.TrimPrefix(at+fp, ".")
+	}
+	if e.Field != at && !(at == "" && e.Field == "<nil>") {
+		return false
+	}
+	switch {
+	case rule.MessageExpression != "":
+		return e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeForbidden || e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeDuplicate
+	case strings.TrimSpace(rule.Message) != "":
+		return e.Detail == strings.TrimSpace(rule.Message)
+	}
+	return e.Detail == "failed rule: "+strings.TrimSpace(rule.Rule)
 }
 
 // confirmCreate asks the API server's validators whether the old version accepts creating obj
