@@ -40,9 +40,8 @@ func compareSelectableFields(e *emitter, version string, o, w []apiextv1.Selecta
 	for i, f := range w {
 		if !hasSelectable(o, f.JSONPath) {
 			at := e.pair.New.VersionPath(version).Join("selectableFields", i, "jsonPath")
-			fd := e.add(selectableFieldAdded, version, f.JSONPath, finding.Head, at, nil, f.JSONPath,
-				f.JSONPath+" of "+version+" is now selectable with field selectors")
-			judgeSelectableSupport(e, fd)
+			r, severity, msg := selectableAdded(e.opts.KubernetesVersion, version, f.JSONPath)
+			e.add(r, version, f.JSONPath, finding.Head, at, nil, f.JSONPath, msg).Severity = severity
 		}
 	}
 }
@@ -62,21 +61,20 @@ func newCRDSelectableFields(e *emitter) {
 // (the CustomResourceFieldSelectors feature: alpha in 1.30, beta and on in 1.31).
 const selectableSince = 31
 
-// judgeSelectableSupport raises an added selectable field when the oldest Kubernetes the CRD must
-// install on does not honour it: before 1.30 the API does not have the field, so kubectl apply's
-// strict field validation refuses the CRD (invalid-crd); 1.30 accepts it but, with the feature
-// gate off by default, drops it, so field selectors on it are refused there.
-func judgeSelectableSupport(e *emitter, f *finding.Finding) {
-	m := e.opts.KubernetesVersion
+// selectableAdded is the rule, severity and message for a selectable field new in the change,
+// judged for the oldest Kubernetes the CRD must install on (minor, 0 when not configured):
+// before 1.30 the API does not have the field, so kubectl apply's strict field validation
+// refuses the CRD (invalid-crd); 1.30 accepts it but, with the feature gate off by default,
+// drops it, so field selectors on it are refused there.
+func selectableAdded(minor uint, version, path string) (*Rule, finding.Severity, string) {
+	added := path + " of " + version + " is now selectable with field selectors"
 	switch {
-	case m == 0 || m >= selectableSince:
-	case m < selectableSince-1:
-		f.Rule, f.Severity = invalidCRD.ID, invalidCRD.Severity
-		f.Message = fmt.Sprintf("selectableFields (%s of %s) needs Kubernetes 1.%d; kubernetesVersion is 1.%d, whose API has no such field: %s", f.Path, f.Version, selectableSince, m, invalidCRD.Advice)
-	default:
-		f.Severity = finding.Warning
-		f.Message += fmt.Sprintf(", but Kubernetes 1.%d (kubernetesVersion) drops selectableFields unless the alpha CustomResourceFieldSelectors feature gate is on, so field selectors on it are refused there", m)
+	case minor == 0 || minor >= selectableSince:
+		return selectableFieldAdded, selectableFieldAdded.Severity, added
+	case minor < selectableSince-1:
+		return invalidCRD, invalidCRD.Severity, fmt.Sprintf("selectableFields (%s of %s) needs Kubernetes 1.%d; kubernetesVersion is 1.%d, whose API has no such field", path, version, selectableSince, minor)
 	}
+	return selectableFieldAdded, finding.Warning, added + fmt.Sprintf(", but Kubernetes 1.%d (kubernetesVersion) drops selectableFields unless the alpha CustomResourceFieldSelectors feature gate is on, so field selectors on it are refused there", minor)
 }
 
 func hasSelectable(fs []apiextv1.SelectableField, path string) bool {
