@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -897,12 +898,7 @@ func TooNew(old, new *crd.CRD, version string, minor uint) []Unsupported {
 				out = append(out, Unsupported{Steps: slices.Clone(steps), Rule: r, Function: fn, Since: since})
 			}
 		}
-		names := make([]string, 0, len(s.Properties))
-		for name := range s.Properties {
-			names = append(names, name)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[name]
 			visit(&p, append(steps, Step{Property, name}))
 		}

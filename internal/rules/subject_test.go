@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -11,44 +12,28 @@ import (
 // rule at one path, which must keep different keys (and so fingerprints, review comments and
 // baseline deduplication) — the rule's text tells them apart.
 func TestRulesAtOneNodeHaveTheirOwnKeys(t *testing.T) {
-	const doc = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, listKind: WidgetList, plural: widgets, singular: widget}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              labels:
-                type: object
-                maxProperties: 8
-                additionalProperties: {type: string, maxLength: 63}
-RULES`
-	parse := func(name, rules string) *crd.CRD {
+	data, err := os.ReadFile("../../testdata/rules/validation-rule-added/basic/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const labels = "              labels:\n                type: object\n"
+	withRules := strings.Replace(string(data), labels, labels+`                x-kubernetes-validations:
+                - rule: self.all(k, k.size() <= 63)
+                - rule: self.all(k, !k.startsWith('kubernetes.io/'))
+`, 1)
+	if withRules == string(data) {
+		t.Fatal("the fixture has no spec.labels object to add rules to")
+	}
+	parse := func(name, doc string) *crd.CRD {
 		t.Helper()
-		cs, problems := crd.Parse(name, []byte(strings.Replace(doc, "RULES", rules, 1)))
+		cs, problems := crd.Parse(name, []byte(doc))
 		if len(cs) != 1 || len(problems) > 0 {
 			t.Fatalf("%s: %d CRDs, %v", name, len(cs), problems)
 		}
 		return cs[0]
 	}
-	old := parse("old.yaml", "")
-	new := parse("new.yaml", `                x-kubernetes-validations:
-                - rule: self.all(k, k.size() <= 63)
-                - rule: self.all(k, !k.startsWith('kubernetes.io/'))`)
 	keys := map[string]int{}
-	for _, f := range Compare(crd.Pair{Old: old, New: new}, Options{}) {
+	for _, f := range Compare(crd.Pair{Old: parse("old.yaml", string(data)), New: parse("new.yaml", withRules)}, Options{}) {
 		if f.Path == ".spec.labels" {
 			keys[f.Key()]++
 		}
