@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -518,6 +519,9 @@ func minimalString(s *structuralschema.Structural) string {
 	var re *regexp.Regexp
 	if vv.Pattern != "" {
 		re, _ = regexp.Compile(vv.Pattern)
+		if m, ok := shortestMatch(vv.Pattern); ok {
+			cands = append(cands, m)
+		}
 	}
 	for _, c := range cands {
 		if vv.MinLength != nil && *vv.MinLength > 1 {
@@ -528,6 +532,77 @@ func minimalString(s *structuralschema.Structural) string {
 		}
 	}
 	return cands[0]
+}
+
+// shortestMatch builds a short string the pattern matches (as Go's regexp, which the API server
+// validates patterns with, reads it): every repetition at its least count, the first branch of an
+// alternation, the first character of a class. Durations, versions and hostnames have patterns
+// that no generic sample meets.
+func shortestMatch(pattern string) (string, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return "", false
+	}
+	var b strings.Builder
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+			syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		case syntax.OpLiteral:
+			if r.Flags&syntax.FoldCase != 0 {
+				b.WriteString(strings.ToLower(string(r.Rune)))
+			} else {
+				b.WriteString(string(r.Rune))
+			}
+		case syntax.OpCharClass:
+			if len(r.Rune) == 0 {
+				return false
+			}
+			b.WriteRune(classRune(r.Rune))
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			b.WriteByte('a')
+		case syntax.OpCapture:
+			return walk(r.Sub[0])
+		case syntax.OpStar, syntax.OpQuest:
+		case syntax.OpPlus:
+			return walk(r.Sub[0])
+		case syntax.OpRepeat:
+			for i := 0; i < r.Min; i++ {
+				if !walk(r.Sub[0]) {
+					return false
+				}
+			}
+		case syntax.OpConcat:
+			for _, sub := range r.Sub {
+				if !walk(sub) {
+					return false
+				}
+			}
+		case syntax.OpAlternate:
+			return walk(r.Sub[0])
+		default:
+			return false
+		}
+		return true
+	}
+	if !walk(re) || b.Len() > 253 {
+		return "", false
+	}
+	return b.String(), true
+}
+
+// classRune picks a readable character of a class (pairs of range bounds): a lower-case letter
+// or a digit if the class has one, else its first character.
+func classRune(ranges []rune) rune {
+	for _, want := range []rune{'a', '1', '0'} {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if ranges[i] <= want && want <= ranges[i+1] {
+				return want
+			}
+		}
+	}
+	return ranges[0]
 }
 
 // deepCopy copies a JSON value.
