@@ -11,7 +11,7 @@ func TestShortestMatch(t *testing.T) {
 	for _, tc := range []struct {
 		pattern, want string
 	}{
-		{`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`, "1ms"},                                   // Flux intervals
+		{`^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$`, "1ms"},                                       // Flux intervals
 		{`^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`, "a"}, // Gateway API hostnames
 		{`^v\d+\.\d+\.\d+$`, "v1.1.1"},
 		{`^[A-Z]{2,3}-x$`, "AA-x"},

@@ -104,6 +104,10 @@ type Result struct {
 	Objects int
 	// Transition: the rules read oldSelf, so updates (pairs of objects) were judged too.
 	Transition bool
+	// ByText: the safe verdict was proven from the rules' text, not on every object; Because
+	// lists the facts of the old schema the proof used (none for a purely logical one).
+	ByText  bool
+	Because []string
 }
 
 // Judge judges the rule changes of one version of a CRD pair; it keeps what it compiled.
@@ -265,7 +269,10 @@ func (j *Judge) Judge(c Change) (res Result) {
 		}
 	}
 	switch {
-	case !complete || unsafe:
+	case unsafe:
+	case !complete:
+		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c)
+		res.ByText = res.Verdict.Safe()
 	case c.Before == nil:
 		res.Verdict = Implied
 	case looser:

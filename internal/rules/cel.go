@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -32,17 +33,17 @@ var (
 	validationRuleRewritten = &Rule{
 		ID: "validation-rule-rewritten", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A CEL rule's text changed, but it accepts exactly the objects the old schema accepted (proven).",
-		Doc:     "The new expression gives the same verdict as the old one on every object the old schema allows — typically a generator emitting cheaper CEL for the same marker. crdguard proves this by evaluating both rules with the API server's CEL runtime on every combination of the data they read, when that data has a finite domain under the old schema.",
+		Doc:     "The new expression gives the same verdict as the old one on every object the old schema allows — typically a generator emitting cheaper CEL for the same marker. crdguard proves this by evaluating both rules with the API server's CEL runtime on every combination of the data they read, when that data has a finite domain under the old schema, or else from the rules' text: both rules become the same expression once what the old schema decides is put in (a comparison with a value its enum never allowed is false).",
 	}
 	validationRuleLoosened = &Rule{
 		ID: "validation-rule-loosened", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A CEL rule's text changed and it now accepts more, rejecting nothing the old schema accepted (proven).",
-		Doc:     "Every object the old schema accepted still passes the new rule (for example a guard such as `!has(self.x) ||` was added, or \"exactly one of\" became \"at most one of\"). crdguard proves this over every combination of the data the rules read, when that data has a finite domain under the old schema.",
+		Doc:     "Every object the old schema accepted still passes the new rule (for example a guard such as `!has(self.x) ||` was added, or \"exactly one of\" became \"at most one of\"). crdguard proves this over every combination of the data the rules read, when that data has a finite domain under the old schema, or else from the rules' text: the old rule is a disjunct of the new one, the same condition now guards the same branches with weaker ones, an all() or exists() has a weaker predicate.",
 	}
 	validationRuleImplied = &Rule{
 		ID: "validation-rule-implied", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A new CEL rule that every object the old schema accepted already satisfies (proven).",
-		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema.",
+		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads).",
 	}
 	validationRuleRemoved = &Rule{
 		ID: "validation-rule-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -235,6 +236,12 @@ func versionSchema(c *crd.CRD, version string) *apiextv1.JSONSchemaProps {
 
 // proven says how a safe verdict was reached.
 func proven(res celproof.Result) string {
+	if res.ByText {
+		if len(res.Because) == 0 {
+			return "proven from the rules' text"
+		}
+		return "proven from the rules' text and the old schema: " + strings.Join(res.Because, "; ")
+	}
 	what := "objects"
 	if res.Transition {
 		what = "objects and updates"

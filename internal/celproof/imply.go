@@ -1,0 +1,464 @@
+package celproof
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/types"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+)
+
+// Where the data a rule reads has no finite domain (free strings, lists of any length),
+// enumeration proves nothing. Many real changes are still safe for reasons visible in the rules'
+// text: a generator added a guard (`c ? p : true` → `c ? (!has(v) || p) : true`), a disjunct
+// (`size(a) > 0` → `size(a) > 0 || size(b) > 0`), or a comparison with an enum value the old
+// schema never allowed (karpenter's `x.operator == 'Gte'`). The prover below rewrites both rules
+// with what the old schema guarantees, simplifies them with CEL's own truth tables (which are
+// commutative over errors: `e || true` is true, `e && false` is false) and then shows, by the
+// structure of the expressions alone, that the new rule is true wherever the old rules are.
+
+// term is a parsed CEL expression in a form the prover can rewrite and compare.
+type term struct {
+	kind string // "lit", "ident", "select", "has", "call", "list", "comp", "opaque"
+	// name: the literal (type-tagged), identifier, field or function name.
+	name string
+	// args: the operand (select, has); the target, if any, then the arguments (call); the
+	// elements (list); range, init, condition, step and result (comp).
+	args   []*term
+	member bool
+	// vars of a comprehension: iteration variable, second iteration variable, accumulator.
+	vars [3]string
+}
+
+var (
+	trueTerm  = &term{kind: "lit", name: "bool:true"}
+	falseTerm = &term{kind: "lit", name: "bool:false"}
+)
+
+func boolTerm(b bool) *term {
+	if b {
+		return trueTerm
+	}
+	return falseTerm
+}
+
+// opaqueCount makes every opaque term different from every other.
+type opaqueCount struct{ n int }
+
+// toTerm converts a parsed expression.
+func toTerm(e ast.Expr, oc *opaqueCount) *term {
+	switch e.Kind() {
+	case ast.LiteralKind:
+		v := e.AsLiteral()
+		if v.Type() == types.StringType {
+			return &term{kind: "lit", name: "string:" + strconv.Quote(v.Value().(string))}
+		}
+		return &term{kind: "lit", name: fmt.Sprintf("%s:%v", v.Type().TypeName(), v.Value())}
+	case ast.IdentKind:
+		return &term{kind: "ident", name: e.AsIdent()}
+	case ast.SelectKind:
+		s := e.AsSelect()
+		kind := "select"
+		if s.IsTestOnly() {
+			kind = "has"
+		}
+		return &term{kind: kind, name: s.FieldName(), args: []*term{toTerm(s.Operand(), oc)}}
+	case ast.CallKind:
+		c := e.AsCall()
+		t := &term{kind: "call", name: c.FunctionName(), member: c.IsMemberFunction()}
+		if c.IsMemberFunction() {
+			t.args = append(t.args, toTerm(c.Target(), oc))
+		}
+		for _, a := range c.Args() {
+			t.args = append(t.args, toTerm(a, oc))
+		}
+		return t
+	case ast.ListKind:
+		l := e.AsList()
+		if len(l.OptionalIndices()) > 0 {
+			break
+		}
+		t := &term{kind: "list"}
+		for _, el := range l.Elements() {
+			t.args = append(t.args, toTerm(el, oc))
+		}
+		return t
+	case ast.ComprehensionKind:
+		c := e.AsComprehension()
+		return &term{kind: "comp", vars: [3]string{c.IterVar(), c.IterVar2(), c.AccuVar()}, args: []*term{
+			toTerm(c.IterRange(), oc), toTerm(c.AccuInit(), oc), toTerm(c.LoopCondition(), oc), toTerm(c.LoopStep(), oc), toTerm(c.Result(), oc)}}
+	}
+	oc.n++
+	return &term{kind: "opaque", name: strconv.Itoa(oc.n)}
+}
+
+// equal reports whether two terms are the same expression.
+func equal(a, b *term) bool {
+	if a.kind != b.kind || a.name != b.name || a.member != b.member || a.vars != b.vars || len(a.args) != len(b.args) || a.kind == "opaque" {
+		return false
+	}
+	for i := range a.args {
+		if !equal(a.args[i], b.args[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *term) String() string {
+	switch t.kind {
+	case "lit":
+		_, v, _ := strings.Cut(t.name, ":")
+		if s, err := strconv.Unquote(v); err == nil {
+			return "'" + s + "'"
+		}
+		return v
+	case "ident":
+		return t.name
+	case "select":
+		return t.args[0].String() + "." + t.name
+	case "has":
+		return "has(" + t.args[0].String() + "." + t.name + ")"
+	case "call":
+		op := map[string]string{"_==_": " == ", "_!=_": " != "}[t.name]
+		if op != "" && len(t.args) == 2 {
+			return t.args[0].String() + op + t.args[1].String()
+		}
+	}
+	return "…"
+}
+
+// side is what one schema says about a value the rules reach: its old and new schema, and
+// whether every object the old schema accepts has it.
+type side struct {
+	old, new *structuralschema.Structural
+	present  bool
+}
+
+// prover rewrites terms with what the old schema guarantees about the values they read.
+type prover struct {
+	because []string
+	seen    map[string]bool
+	steps   int
+}
+
+func (p *prover) note(format string, a ...any) {
+	s := fmt.Sprintf(format, a...)
+	if !p.seen[s] {
+		p.seen[s] = true
+		p.because = append(p.because, s)
+	}
+}
+
+// lookup finds the schema of a chain of field selections from self or an item variable.
+func lookup(t *term, env map[string]*side) *side {
+	switch t.kind {
+	case "ident":
+		return env[t.name]
+	case "select":
+		b := lookup(t.args[0], env)
+		if b == nil || b.old == nil || b.new == nil {
+			return nil
+		}
+		o, ok1 := b.old.Properties[t.name]
+		n, ok2 := b.new.Properties[t.name]
+		if !ok1 || !ok2 {
+			return nil
+		}
+		// A nullable field may hold null, which CEL reads as no value.
+		return &side{old: &o, new: &n, present: b.present && requires(b.old, t.name) && !o.Nullable}
+	}
+	return nil
+}
+
+func requires(s *structuralschema.Structural, name string) bool {
+	return s.ValueValidation != nil && slices.Contains(s.ValueValidation.Required, name)
+}
+
+// rewrite replaces, bottom-up, what the old schema decides: a comparison of a present field with
+// a value outside its old enum, and the presence of a field that is required, or that the old
+// schema prunes and the new one does not default. Then it simplifies.
+func (p *prover) rewrite(t *term, env map[string]*side) *term {
+	out := *t
+	out.args = make([]*term, len(t.args))
+	inner := env
+	if t.kind == "comp" {
+		inner = make(map[string]*side, len(env)+3)
+		for k, v := range env {
+			inner[k] = v
+		}
+		for _, v := range t.vars {
+			delete(inner, v) // shadowed
+		}
+		if r := lookup(t.args[0], env); r != nil && t.vars[1] == "" && r.old.Items != nil && r.new.Items != nil {
+			inner[t.vars[0]] = &side{old: r.old.Items, new: r.new.Items, present: true}
+		}
+	}
+	for i, a := range t.args {
+		e := env
+		if t.kind == "comp" && i >= 2 { // the condition, step and result see the variables
+			e = inner
+		}
+		out.args[i] = p.rewrite(a, e)
+	}
+	return simplify(p.fact(&out, env))
+}
+
+// fact decides t from the old schema when it can.
+func (p *prover) fact(t *term, env map[string]*side) *term {
+	switch {
+	case t.kind == "has":
+		b := lookup(t.args[0], env)
+		if b == nil || !b.present || b.old.Type != "object" {
+			return t
+		}
+		f := t.name
+		if _, ok := b.old.Properties[f]; ok {
+			if np, ok := b.new.Properties[f]; ok && requires(b.old, f) && !np.Nullable && !b.old.Properties[f].Nullable {
+				p.note("%s is required", t.args[0].String()+"."+f)
+				return trueTerm
+			}
+			return t
+		}
+		if b.old.AdditionalProperties != nil || b.old.XPreserveUnknownFields || b.old.XEmbeddedResource {
+			return t
+		}
+		if np, ok := b.new.Properties[f]; ok && np.Default.Object != nil {
+			return t
+		}
+		p.note("%s is new, so absent from every object the old schema accepted", t.args[0].String()+"."+f)
+		return falseTerm
+	case t.kind == "call" && (t.name == "_==_" || t.name == "_!=_") && len(t.args) == 2:
+		for i := range 2 {
+			lit, field := t.args[i], t.args[1-i]
+			if lit.kind != "lit" || !strings.HasPrefix(lit.name, "string:") {
+				continue
+			}
+			b := lookup(field, env)
+			if b == nil || !b.present || b.old.ValueValidation == nil || len(b.old.ValueValidation.Enum) == 0 {
+				continue
+			}
+			v, _ := strconv.Unquote(strings.TrimPrefix(lit.name, "string:"))
+			if slices.ContainsFunc(b.old.ValueValidation.Enum, func(e structuralschema.JSON) bool { return e.Object == v }) {
+				continue
+			}
+			p.note("%s is never %s under the old enum", field.String(), lit.String())
+			return boolTerm(t.name == "_!=_")
+		}
+	}
+	return t
+}
+
+// simplify folds the logical operators whose outcome a literal decides, as CEL evaluates them.
+func simplify(t *term) *term {
+	if t.kind != "call" {
+		return t
+	}
+	a := t.args
+	switch {
+	case (t.name == "_||_" || t.name == "_&&_") && len(a) == 2:
+		// true decides a disjunction, false a conjunction; the other literal drops out.
+		decides := boolTerm(t.name == "_||_")
+		neutral := boolTerm(t.name != "_||_")
+		switch {
+		case equal(a[0], decides) || equal(a[1], decides):
+			return decides
+		case equal(a[0], neutral):
+			return a[1]
+		case equal(a[1], neutral):
+			return a[0]
+		}
+	case t.name == "!_" && len(a) == 1 && a[0].kind == "lit" && (equal(a[0], trueTerm) || equal(a[0], falseTerm)):
+		return boolTerm(equal(a[0], falseTerm))
+	case t.name == "_?_:_" && len(a) == 3:
+		switch {
+		case equal(a[0], trueTerm):
+			return a[1]
+		case equal(a[0], falseTerm):
+			return a[2]
+		}
+	}
+	return t
+}
+
+// maxSteps bounds the implication search on one pair of rules.
+const maxSteps = 20000
+
+// implies reports whether n is true on every evaluation where o is true, by the structure of
+// the two expressions.
+func (p *prover) implies(o, n *term) bool {
+	p.steps++
+	if p.steps > maxSteps {
+		return false
+	}
+	if equal(o, n) || equal(n, trueTerm) || equal(o, falseTerm) {
+		return true
+	}
+	if isCall(n, "_||_") && (p.implies(o, n.args[0]) || p.implies(o, n.args[1])) {
+		return true // a true disjunct makes the disjunction true, whatever the other gives
+	}
+	if isCall(n, "_&&_") && p.implies(o, n.args[0]) && p.implies(o, n.args[1]) {
+		return true
+	}
+	if isCall(o, "_&&_") && (p.implies(o.args[0], n) || p.implies(o.args[1], n)) {
+		return true // a true conjunction has both conjuncts true
+	}
+	if isCall(o, "_||_") && p.implies(o.args[0], n) && p.implies(o.args[1], n) {
+		return true // a true disjunction has a true disjunct
+	}
+	if isCall(o, "_?_:_") && isCall(n, "_?_:_") && equal(o.args[0], n.args[0]) {
+		// o is true only if its condition is a boolean; n takes the same branch.
+		return p.implies(o.args[1], n.args[1]) && p.implies(o.args[2], n.args[2])
+	}
+	if o.kind == "comp" && n.kind == "comp" && o.vars == n.vars && equal(o.args[0], n.args[0]) && equal(o.args[1], n.args[1]) &&
+		equal(o.args[2], n.args[2]) && equal(o.args[4], n.args[4]) && equal(o.args[4], &term{kind: "ident", name: o.vars[2]}) {
+		// all() and exists(): the accumulator is and-ed (or-ed) with each item's predicate, so a
+		// predicate true wherever the old one is makes the result true wherever the old one is.
+		acc := &term{kind: "ident", name: o.vars[2]}
+		for _, op := range []string{"_&&_", "_||_"} {
+			if isCall(o.args[3], op) && isCall(n.args[3], op) && equal(o.args[3].args[0], acc) && equal(n.args[3].args[0], acc) {
+				return p.implies(o.args[3].args[1], n.args[3].args[1])
+			}
+		}
+	}
+	return false
+}
+
+func isCall(t *term, name string) bool {
+	arity := 2
+	if name == "_?_:_" {
+		arity = 3
+	}
+	return t.kind == "call" && t.name == name && len(t.args) == arity
+}
+
+// readsAgree reports whether what the rules read (r) of a value reads the same under the old and
+// the new schema, for an object the old schema accepted: nothing the old schema keeps is pruned
+// or typed differently by the new one, no default differs, and a field new in the change has no
+// default (so it stays absent). Values used whole must agree all the way down. The prover
+// compares the rules' text, so the values they read must be the same on both sides.
+func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool {
+	switch {
+	case r == nil && !whole:
+		return true
+	case o == nil && n == nil:
+		return true
+	case o == nil:
+		return n.Default.Object == nil // new: absent from every stored object, unless defaulted
+	case n == nil:
+		return false // pruned by the new schema
+	}
+	if o.Type != n.Type || o.Nullable != n.Nullable || o.XIntOrString != n.XIntOrString || o.XPreserveUnknownFields != n.XPreserveUnknownFields ||
+		o.XEmbeddedResource != n.XEmbeddedResource || !reflect.DeepEqual(o.Default.Object, n.Default.Object) {
+		return false
+	}
+	whole = whole || r != nil && r.value
+	if (o.AdditionalProperties == nil) != (n.AdditionalProperties == nil) || o.AdditionalProperties != nil && o.AdditionalProperties.Bool != n.AdditionalProperties.Bool {
+		return false
+	}
+	child := func(name string) *refNode {
+		if r == nil {
+			return nil
+		}
+		return r.fields[name]
+	}
+	var elem *refNode
+	if r != nil {
+		elem = r.elem
+	}
+	names := map[string]bool{}
+	for name := range o.Properties {
+		names[name] = true
+	}
+	for name := range n.Properties {
+		names[name] = true
+	}
+	for name := range names {
+		op, oOK := o.Properties[name]
+		np, nOK := n.Properties[name]
+		var os, ns *structuralschema.Structural
+		if oOK {
+			os = &op
+		}
+		if nOK {
+			ns = &np
+		}
+		if c := child(name); (c != nil || whole) && !readsAgree(c, os, ns, whole) {
+			return false
+		}
+	}
+	if o.AdditionalProperties != nil && !readsAgree(elem, o.AdditionalProperties.Structural, n.AdditionalProperties.Structural, whole) {
+		return false
+	}
+	return readsAgree(elem, o.Items, n.Items, whole)
+}
+
+// proveByText tries to prove a rule change safe from the rules' text (see above): the new rule
+// equal to the old one once both are rewritten (Equivalent), or true wherever the old node's
+// rules are (Looser; Implied for an added rule). It gives up on transition rules and where the
+// new schema would read a value differently. because lists the schema facts the proof used.
+func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change) (v Verdict, because []string) {
+	if usesOldSelf(c.After) || c.Before != nil && usesOldSelf(*c.Before) {
+		return Undecided, nil
+	}
+	read := &refNode{}
+	for _, r := range append([]apiextv1.ValidationRule{c.After}, oldNode.XValidations...) {
+		a, ok := j.parse(r.Rule)
+		if !ok {
+			return Undecided, nil
+		}
+		collect(a, read, &constants{})
+	}
+	if !readsAgree(read, oldNode, newNode, false) {
+		return Undecided, nil
+	}
+	p := &prover{seen: map[string]bool{}}
+	env := map[string]*side{"self": {old: oldNode, new: newNode, present: true}}
+	oc := &opaqueCount{}
+	rewritten := func(rule string) *term {
+		a, ok := j.parse(rule)
+		if !ok {
+			return nil
+		}
+		return p.rewrite(toTerm(a.Expr(), oc), env)
+	}
+	n := rewritten(c.After.Rule)
+	if n == nil {
+		return Undecided, nil
+	}
+	if c.Before != nil {
+		o := rewritten(c.Before.Rule)
+		if o == nil {
+			return Undecided, nil
+		}
+		if equal(o, n) {
+			return Equivalent, p.because
+		}
+	}
+	// Every rule of the old node holds on every object the old schema accepts.
+	all := trueTerm
+	for _, r := range oldNode.XValidations {
+		if usesOldSelf(r) {
+			continue
+		}
+		if t := rewritten(r.Rule); t == nil {
+			continue
+		} else if all == trueTerm {
+			all = t
+		} else {
+			all = &term{kind: "call", name: "_&&_", args: []*term{all, t}}
+		}
+	}
+	if !p.implies(all, n) {
+		return Undecided, nil
+	}
+	if c.Before == nil {
+		return Implied, p.because
+	}
+	return Looser, p.because
+}
