@@ -2,6 +2,7 @@ package celproof
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"regexp"
@@ -179,8 +180,21 @@ func other(s *structuralschema.Structural, v any) any {
 	}
 	switch x := v.(type) {
 	case string:
-		if vv := s.ValueValidation; vv == nil || vv.Pattern == "" && (vv.MaxLength == nil || int64(len(x)) < *vv.MaxLength) {
+		vv := s.ValueValidation
+		if vv == nil {
 			return x + "a"
+		}
+		var re *regexp.Regexp
+		if vv.Pattern != "" {
+			var err error
+			if re, err = regexp.Compile(vv.Pattern); err != nil {
+				return nil
+			}
+		}
+		for _, c := range []string{x + "a", x + "1", "a" + x, x + "-a"} {
+			if (vv.MaxLength == nil || int64(len(c)) <= *vv.MaxLength) && (re == nil || re.MatchString(c)) {
+				return c
+			}
 		}
 	case bool:
 		return !x
@@ -259,8 +273,58 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 	vv := s.ValueValidation
 	return slices.DeleteFunc(out, func(v any) bool {
 		n := int64(len(v.([]any)))
-		return vv != nil && (vv.MinItems != nil && n < *vv.MinItems || vv.MaxItems != nil && n > *vv.MaxItems)
+		return vv != nil && (vv.MinItems != nil && n < *vv.MinItems || vv.MaxItems != nil && n > *vv.MaxItems) || !keyed(s, v.([]any))
 	})
+}
+
+// keyed makes a candidate list one the old schema can hold, in place: the items of a map-type
+// list get distinct keys (only the keys change, so the items stay alike in everything a rule may
+// compare: two listeners on one port need two names), and a set-type list may not repeat an item.
+// It reports false when that cannot be done.
+func keyed(s *structuralschema.Structural, l []any) bool {
+	if s.XListType == nil || len(l) < 2 {
+		return true
+	}
+	switch *s.XListType {
+	case "set":
+		for i := range l {
+			for j := range i {
+				if reflect.DeepEqual(l[i], l[j]) {
+					return false
+				}
+			}
+		}
+	case "map":
+		seen := map[string]bool{}
+		for i := range l {
+			item, ok := l[i].(map[string]any)
+			if !ok || s.Items == nil || len(s.XListMapKeys) == 0 {
+				return false
+			}
+			item = copyValue(item).(map[string]any)
+			l[i] = item
+			for tries := 0; seen[keyOf(item, s.XListMapKeys)]; tries++ {
+				k := s.XListMapKeys[0]
+				ks, ok := s.Items.Properties[k]
+				next := other(&ks, item[k])
+				if !ok || next == nil || tries == 16 {
+					return false
+				}
+				item[k] = next
+			}
+			seen[keyOf(item, s.XListMapKeys)] = true
+		}
+	}
+	return true
+}
+
+// keyOf is the key of a map-type list's item, as a comparable string.
+func keyOf(item map[string]any, keys []string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%#v\x00", item[k])
+	}
+	return b.String()
 }
 
 // anyValues are samples for a field whose schema is unknown.

@@ -138,6 +138,10 @@ func (t *term) String() string {
 type side struct {
 	old, new *structuralschema.Structural
 	present  bool
+	// item: the value is an item of this list (a comprehension's variable over it); root is
+	// what the list's path started from then.
+	item *term
+	root *side
 }
 
 // prover rewrites terms with what the old schema guarantees about the values they read.
@@ -196,7 +200,7 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 			delete(inner, v) // shadowed
 		}
 		if r := lookup(t.args[0], env); r != nil && t.vars[1] == "" && r.old.Items != nil && r.new.Items != nil {
-			inner[t.vars[0]] = &side{old: r.old.Items, new: r.new.Items, present: true}
+			inner[t.vars[0]] = &side{old: r.old.Items, new: r.new.Items, present: true, item: t.args[0], root: rootOf(t.args[0], env)}
 		}
 	}
 	for i, a := range t.args {
@@ -212,6 +216,16 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 // fact decides t from the old schema when it can.
 func (p *prover) fact(t *term, env map[string]*side) *term {
 	switch {
+	case t.kind == "comp":
+		if p.uniqueKey(t, env) {
+			return trueTerm
+		}
+		// all(x, true) and exists(x, false) over a list every object has: the accumulator
+		// never changes, so the result is its start.
+		acc := &term{kind: "ident", name: t.vars[2]}
+		if r := lookup(t.args[0], env); r != nil && r.present && t.args[1].kind == "lit" && equal(t.args[3], acc) && equal(t.args[4], acc) {
+			return t.args[1]
+		}
 	case t.kind == "has":
 		b := lookup(t.args[0], env)
 		if b == nil || !b.present || b.old.Type != "object" {
@@ -252,6 +266,51 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 		}
 	}
 	return t
+}
+
+// uniqueKey recognises the idiom that says an item's key is unique in its list,
+// `L.all(a, L.exists_one(b, a.k == b.k))`, where L is a map-type list keyed by k alone (t is the
+// exists_one): the API server already refuses two items with one key, so exactly one item — a
+// itself — matches.
+func (p *prover) uniqueKey(t *term, env map[string]*side) bool {
+	init, step, result, acc := t.args[1], t.args[3], t.args[4], &term{kind: "ident", name: t.vars[2]}
+	if t.vars[1] != "" || !equal(init, &term{kind: "lit", name: "int:0"}) || !isCall(result, "_==_") || !equal(result.args[0], acc) ||
+		!equal(result.args[1], &term{kind: "lit", name: "int:1"}) || !isCall(step, "_?_:_") || !equal(step.args[2], acc) || !isCall(step.args[0], "_==_") ||
+		!isCall(step.args[1], "_+_") || !equal(step.args[1].args[0], acc) || !equal(step.args[1].args[1], &term{kind: "lit", name: "int:1"}) {
+		return false
+	}
+	l := lookup(t.args[0], env)
+	if l == nil || !l.present || l.old.XListType == nil || *l.old.XListType != "map" || len(l.old.XListMapKeys) != 1 || l.old.Items == nil {
+		return false
+	}
+	k := l.old.XListMapKeys[0]
+	if ks, ok := l.old.Items.Properties[k]; !ok || !requires(l.old.Items, k) && ks.Default.Object == nil {
+		return false
+	}
+	eq := step.args[0]
+	for i := range 2 {
+		a, b := eq.args[i], eq.args[1-i]
+		if a.kind != "select" || b.kind != "select" || a.name != k || b.name != k || a.args[0].kind != "ident" || b.args[0].kind != "ident" || b.args[0].name != t.vars[0] {
+			continue
+		}
+		// a's variable must be an item of the same list, read the same way from self.
+		if outer := env[a.args[0].name]; outer != nil && outer.item != nil && equal(outer.item, t.args[0]) && outer.root == rootOf(t.args[0], env) {
+			p.note("%s is the key of a map-type list", k)
+			return true
+		}
+	}
+	return false
+}
+
+// rootOf is the side a chain of selections starts from.
+func rootOf(t *term, env map[string]*side) *side {
+	for t.kind == "select" {
+		t = t.args[0]
+	}
+	if t.kind != "ident" {
+		return nil
+	}
+	return env[t.name]
 }
 
 // simplify folds the logical operators whose outcome a literal decides, as CEL evaluates them.

@@ -26,6 +26,8 @@ func TestProveByText(t *testing.T) {
 		{"all() of a weaker predicate", "self.list.all(x, x == 'a')", "self.list.all(x, x == 'a' || x == 'b')", Looser, ""},
 		{"required field present", "size(self.list) > 0", "has(self.mode) && size(self.list) > 0", Equivalent, ""},
 		{"new field absent", "", "!has(self.extra) || self.extra == 'x'", Implied, ""},
+		{"key of a map-type list", "", "self.ports.all(a, self.ports.exists_one(b, a.name == b.name))", Implied, ""},
+		{"all() of true over a required list", "", "self.ports.all(x, true)", Implied, ""},
 		{"implied by an old rule", "", "size(self.list) > 0 || self.mode == 'B'", Implied, "size(self.list) > 0"},
 
 		{"disjunct removed", "size(self.list) > 0 || size(self.name) > 0", "size(self.list) > 0", Undecided, ""},
@@ -36,6 +38,11 @@ func TestProveByText(t *testing.T) {
 		{"other condition", "self.mode == 'A' ? size(self.list) > 0 : true", "self.mode == 'B' ? size(self.list) > 0 : true", Undecided, ""},
 		{"exists_one is not monotone", "self.list.exists_one(x, x == 'a')", "self.list.exists_one(x, x == 'a' || x == 'b')", Undecided, ""},
 		{"transition rule", "self.mode == oldSelf.mode", "self.mode == oldSelf.mode || self.mode == 'C'", Undecided, ""},
+		{"not the key", "", "self.ports.all(a, self.ports.exists_one(b, a.port == b.port))", Undecided, ""},
+		{"not equality of keys", "", "self.ports.all(a, self.ports.exists_one(b, a.name != b.name))", Undecided, ""},
+		{"item of another list", "", "self.backends.all(a, self.ports.exists_one(b, a.name == b.name))", Undecided, ""},
+		{"key compared with itself", "", "self.ports.all(a, self.ports.exists_one(b, a.name == a.name))", Undecided, ""},
+		{"all() of true over an optional list", "", "self.list.all(x, true)", Undecided, ""},
 		{"shadowed variable", "self.list.all(self, self == 'a')", "self.list.all(self, self.mode != 'C')", Undecided, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
