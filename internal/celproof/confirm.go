@@ -1,0 +1,349 @@
+package celproof
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/validation"
+)
+
+// confirm embeds a node value in a whole object and asks the API server's validator: accepted by
+// the old version, rejected by the new one at this node. For an update (old not nil) both values
+// are embedded alike and the update is judged, with ratcheting as the server applies it. It
+// returns the object (and the stored object of an update) when both hold.
+func (j *Judge) confirm(steps []Step, rule apiextv1.ValidationRule, v, old any, read *refNode) (obj, stored map[string]any) {
+	obj = j.object(steps, v)
+	if old == nil {
+		if !j.confirmCreate(steps, obj, read) {
+			return nil, nil
+		}
+		obj["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
+		return obj, nil
+	}
+	if old != nil {
+		stored = j.object(steps, old)
+	}
+	// The validators leave out the rules of nodes neither object reaches: they never run.
+	reached := obj
+	if stored != nil {
+		reached = mergeObjects(obj, stored)
+	}
+	var sides [2]*validation.Schema
+	for i, ver := range j.versions {
+		var err error
+		if sides[i], err = ver.Reaching(reached); err != nil {
+			return nil, nil
+		}
+	}
+	var errs field.ErrorList
+	if stored == nil {
+		if sides[0].Create(obj).Errors != nil {
+			return nil, nil
+		}
+		errs = sides[1].Create(obj).Errors
+	} else {
+		if sides[0].Create(stored).Errors != nil || sides[0].Update(obj, stored) != nil {
+			return nil, nil
+		}
+		errs = sides[1].Update(obj, stored)
+	}
+	for _, e := range errs {
+		if isRuleError(e, steps, rule) {
+			for _, o := range []map[string]any{obj, stored} {
+				if o != nil {
+					o["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
+				}
+			}
+			return obj, stored
+		}
+	}
+	return nil, nil
+}
+
+// isRuleError reports whether a validation error is the one the rule raises: at the rule's node
+// (or its fieldPath), with the rule's message, or the server's "failed rule: …" when it has none
+// (a messageExpression's text cannot be known in advance). Another error there, such as a bound
+// the same change tightened, does not show that the rule rejects the object.
+func isRuleError(e *field.Error, steps []Step, rule apiextv1.ValidationRule) bool {
+	at := fieldPath(steps)
+	if fp := strings.TrimSpace(rule.FieldPath); fp != "" {
+		at = strings.TrimPrefix(at+fp, ".")
+	}
+	if e.Field != at && !(at == "" && e.Field == "<nil>") {
+		return false
+	}
+	switch {
+	case rule.MessageExpression != "":
+		return e.Type == field.ErrorTypeInvalid || e.Type == field.ErrorTypeForbidden || e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeDuplicate
+	case strings.TrimSpace(rule.Message) != "":
+		return e.Detail == strings.TrimSpace(rule.Message)
+	}
+	return e.Detail == "failed rule: "+strings.TrimSpace(rule.Rule)
+}
+
+// confirmCreate asks the API server's validators whether the old version accepts creating obj
+// and the new one refuses it because of a rule at the node. The object goes through the server's
+// create path without CEL (pruning, defaulting, OpenAPI, metadata, list and embedded checks),
+// then the CEL validator of every schema node the object reaches runs on that node's value, as
+// the server's recursive CEL validator does — with each node's rules compiled once per run
+// instead of the whole CRD's for every object.
+func (j *Judge) confirmCreate(steps []Step, obj map[string]any, read *refNode) bool {
+	var sides [2]*validation.Schema
+	for i, ver := range j.versions {
+		var err error
+		if sides[i], err = ver.WithoutCEL(); err != nil {
+			return false
+		}
+	}
+	for round := 0; ; round++ {
+		before := sides[0].Create(obj)
+		if before.Errors != nil || j.celFails("old", j.oldRoot, before.Object, ".", true, "") {
+			return false
+		}
+		after := sides[1].Create(obj)
+		if after.Errors == nil {
+			return j.celFails("new", j.newRoot, after.Object, ".", true, fieldPath(steps))
+		}
+		// The server skips CEL rules when the OpenAPI schema refuses the object; a tightening
+		// elsewhere in the same change must not hide the rule's witness.
+		if round == maxRepairs || !j.repair(obj, steps, read, after.Errors) {
+			return false
+		}
+	}
+}
+
+// maxRepairs bounds the rounds of repair for one witness (each fixes every refused value it can).
+const maxRepairs = 3
+
+// repair replaces in obj every value the new version's OpenAPI validation refuses that the
+// rules do not read (read is what they read of the node steps lead to) with the new schema's
+// minimal value there. The rules' outcome cannot change, since they never see those values; the
+// old schema is asked again. It reports whether anything changed.
+func (j *Judge) repair(obj map[string]any, steps []Step, read *refNode, errs field.ErrorList) bool {
+	changed := false
+	for _, e := range errs {
+		p := crd.FieldPath(e.Field)
+		if len(p) == 0 || p[0] == "metadata" || p[0] == "apiVersion" || p[0] == "kind" || reads(read, steps, p) {
+			continue
+		}
+		changed = setMinimal(obj, j.newRoot, p) || changed
+	}
+	return changed
+}
+
+// reads reports whether the value at p (an API server field path) is, or contains, or lies
+// inside something the rules at the node steps lead to read — or is an ancestor of that node.
+func reads(read *refNode, steps []Step, p crd.Path) bool {
+	for i, st := range steps {
+		if i >= len(p) {
+			return true // an ancestor of the node: replacing it would drop the candidate
+		}
+		if _, isIndex := p[i].(int); st.Kind == Property && p[i] != st.Name || st.Kind == Items && !isIndex {
+			return false // beside the node
+		}
+	}
+	r := read
+	for _, seg := range p[len(steps):] {
+		if r == nil {
+			return false
+		}
+		if r.value {
+			return true
+		}
+		if name, ok := seg.(string); ok && r.fields[name] != nil {
+			r = r.fields[name]
+		} else {
+			r = r.elem
+		}
+	}
+	return r != nil
+}
+
+// setMinimal puts the minimal value of the schema at p in place of obj's value there.
+func setMinimal(obj map[string]any, s *structuralschema.Structural, p crd.Path) bool {
+	var cur any = obj
+	for i, seg := range p {
+		if s == nil {
+			return false
+		}
+		var next *structuralschema.Structural
+		switch k := seg.(type) {
+		case string:
+			if prop, ok := s.Properties[k]; ok {
+				next = &prop
+			} else if s.AdditionalProperties != nil {
+				next = s.AdditionalProperties.Structural
+			}
+			m, ok := cur.(map[string]any)
+			if !ok || next == nil {
+				return false
+			}
+			if i == len(p)-1 {
+				m[k] = minimal(next)
+				return true
+			}
+			cur = m[k]
+		case int:
+			next = s.Items
+			l, ok := cur.([]any)
+			if !ok || next == nil || k < 0 || k >= len(l) {
+				return false
+			}
+			if i == len(p)-1 {
+				l[k] = minimal(next)
+				return true
+			}
+			cur = l[k]
+		}
+		s = next
+	}
+	return false
+}
+
+// celFails reports whether a rule fails at a node the value x reaches (at the node at target,
+// when target is not empty: the node a witness is about). at is the node's API server path.
+func (j *Judge) celFails(side string, s *structuralschema.Structural, x any, at string, isRoot bool, target string) bool {
+	if s == nil || x == nil {
+		return false
+	}
+	key := strings.TrimPrefix(at, ".")
+	if len(s.XValidations) > 0 && (target == "" || key == target) {
+		failed, ok := j.program(side+":"+key, s, isRoot || s.XEmbeddedResource, -1).eval(x, nil)
+		if !ok || slices.Contains(failed, true) {
+			return true
+		}
+	}
+	switch v := x.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for k := range v {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			child := at + "." + k
+			if at == "." {
+				child = "." + k
+			}
+			if p, ok := s.Properties[k]; ok {
+				if j.celFails(side, &p, v[k], child, p.XEmbeddedResource, target) {
+					return true
+				}
+			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+				if j.celFails(side, ap.Structural, v[k], at+"[a]", ap.Structural.XEmbeddedResource, target) {
+					return true
+				}
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if s.Items != nil && j.celFails(side, s.Items, e, at+"[0]", s.Items.XEmbeddedResource, target) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mergeObjects is an object that reaches every field either of two objects sets.
+func mergeObjects(a, b any) map[string]any {
+	out := map[string]any{}
+	for _, x := range []any{a, b} {
+		m, _ := x.(map[string]any)
+		for k, v := range m {
+			if prev, ok := out[k]; ok {
+				switch p := prev.(type) {
+				case map[string]any:
+					out[k] = mergeObjects(p, v)
+				case []any:
+					if l, ok := v.([]any); ok {
+						out[k] = append(append([]any{}, p...), l...)
+					}
+				}
+				continue
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// object is a whole resource of the old schema with v at the node.
+func (j *Judge) object(steps []Step, v any) map[string]any {
+	obj, _ := place(minimal(j.oldRoot), j.oldRoot, steps, copyValue(v)).(map[string]any)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	obj["apiVersion"] = j.old.Object.Spec.Group + "/" + j.version
+	obj["kind"] = j.old.Object.Spec.Names.Kind
+	meta, _ := obj["metadata"].(map[string]any)
+	if meta == nil || len(steps) > 0 {
+		meta = map[string]any{}
+	}
+	if _, ok := meta["name"]; !ok {
+		meta["name"] = "example"
+	}
+	if j.old.Object.Spec.Scope == apiextv1.NamespaceScoped {
+		meta["namespace"] = "default"
+	}
+	obj["metadata"] = meta
+	return obj
+}
+
+// place puts v at the end of steps inside x (a value of schema s), creating what is missing with
+// minimal values.
+func place(x any, s *structuralschema.Structural, steps []Step, v any) any {
+	if len(steps) == 0 {
+		return v
+	}
+	st, rest := steps[0], steps[1:]
+	switch st.Kind {
+	case Property:
+		m, _ := x.(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		child := walk(s, steps[:1])
+		cur, ok := m[st.Name]
+		if !ok {
+			cur = minimal(child)
+		}
+		m[st.Name] = place(cur, child, rest, v)
+		return m
+	case Items:
+		l, _ := x.([]any)
+		if len(l) == 0 {
+			l = []any{minimal(s.Items)}
+		}
+		l[0] = place(l[0], s.Items, rest, v)
+		return l
+	default:
+		child := walk(s, steps[:1])
+		return map[string]any{"a": place(minimal(child), child, rest, v)}
+	}
+}
+
+// fieldPath is the API server's field path of the node (spec.a[0].b, spec.m[a]).
+func fieldPath(steps []Step) string {
+	var b strings.Builder
+	for _, st := range steps {
+		switch st.Kind {
+		case Property:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(st.Name)
+		case Items:
+			b.WriteString("[0]")
+		case MapValues:
+			b.WriteString("[a]")
+		}
+	}
+	return b.String()
+}
