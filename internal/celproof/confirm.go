@@ -1,12 +1,13 @@
 package celproof
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -103,8 +104,16 @@ func (j *Judge) confirmCreate(steps []Step, obj map[string]any, read *refNode) b
 	}
 	for round := 0; ; round++ {
 		before := sides[0].Create(obj)
-		if before.Errors != nil || j.celFails("old", j.oldRoot, before.Object, ".", true, "") {
+		if before.Errors != nil {
 			return false
+		}
+		if f := j.celFailure("old", j.oldRoot, before.Object, ".", nil, true, ""); f != nil {
+			// Another node's old rules refuse the object: make it one they accept, if the
+			// witness's rules cannot tell.
+			if round == maxRepairs || !j.repairRule(obj, steps, read, f) {
+				return false
+			}
+			continue
 		}
 		after := sides[1].Create(obj)
 		if after.Errors == nil {
@@ -167,6 +176,11 @@ func reads(read *refNode, steps []Step, p crd.Path) bool {
 
 // setMinimal puts the minimal value of the schema at p in place of obj's value there.
 func setMinimal(obj map[string]any, s *structuralschema.Structural, p crd.Path) bool {
+	return setAt(obj, s, p, minimal)
+}
+
+// setAt replaces obj's value at p with value(the schema of p), walking s alongside.
+func setAt(obj map[string]any, s *structuralschema.Structural, p crd.Path, value func(*structuralschema.Structural) any) bool {
 	var cur any = obj
 	for i, seg := range p {
 		if s == nil {
@@ -185,7 +199,7 @@ func setMinimal(obj map[string]any, s *structuralschema.Structural, p crd.Path) 
 				return false
 			}
 			if i == len(p)-1 {
-				m[k] = minimal(next)
+				m[k] = value(next)
 				return true
 			}
 			cur = m[k]
@@ -196,7 +210,7 @@ func setMinimal(obj map[string]any, s *structuralschema.Structural, p crd.Path) 
 				return false
 			}
 			if i == len(p)-1 {
-				l[k] = minimal(next)
+				l[k] = value(next)
 				return true
 			}
 			cur = l[k]
@@ -209,46 +223,165 @@ func setMinimal(obj map[string]any, s *structuralschema.Structural, p crd.Path) 
 // celFails reports whether a rule fails at a node the value x reaches (at the node at target,
 // when target is not empty: the node a witness is about). at is the node's API server path.
 func (j *Judge) celFails(side string, s *structuralschema.Structural, x any, at string, isRoot bool, target string) bool {
+	return j.celFailure(side, s, x, at, nil, isRoot, target) != nil
+}
+
+// failure is a node whose rules refuse its value: where the value is in the object (p), and the
+// node's schema and program key.
+type failure struct {
+	p      crd.Path
+	s      *structuralschema.Structural
+	key    string
+	isRoot bool
+	// broken: a rule could not be evaluated at all; no value helps.
+	broken bool
+}
+
+// celFailure is the first node, in a fixed order, where a rule fails for the value x (see
+// celFails); p is where x is in the object.
+func (j *Judge) celFailure(side string, s *structuralschema.Structural, x any, at string, p crd.Path, isRoot bool, target string) *failure {
 	if s == nil || x == nil {
-		return false
+		return nil
 	}
 	key := strings.TrimPrefix(at, ".")
 	if len(s.XValidations) > 0 && (target == "" || key == target) {
-		failed, ok := j.program(side+":"+key, s, isRoot || s.XEmbeddedResource, -1).eval(x, nil)
+		root := isRoot || s.XEmbeddedResource
+		failed, ok := j.program(side+":"+key, s, root, -1).eval(x, nil)
 		if !ok || slices.Contains(failed, true) {
-			return true
+			return &failure{p: slices.Clone(p), s: s, key: key, isRoot: root, broken: !ok}
 		}
 	}
 	switch v := x.(type) {
 	case map[string]any:
-		names := make([]string, 0, len(v))
-		for k := range v {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			child := at + "." + k
 			if at == "." {
 				child = "." + k
 			}
-			if p, ok := s.Properties[k]; ok {
-				if j.celFails(side, &p, v[k], child, p.XEmbeddedResource, target) {
-					return true
+			if ps, ok := s.Properties[k]; ok {
+				if f := j.celFailure(side, &ps, v[k], child, append(p, k), ps.XEmbeddedResource, target); f != nil {
+					return f
 				}
 			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
-				if j.celFails(side, ap.Structural, v[k], at+"[a]", ap.Structural.XEmbeddedResource, target) {
-					return true
+				if f := j.celFailure(side, ap.Structural, v[k], at+"[a]", append(p, k), ap.Structural.XEmbeddedResource, target); f != nil {
+					return f
 				}
 			}
 		}
 	case []any:
-		for _, e := range v {
-			if s.Items != nil && j.celFails(side, s.Items, e, at+"[0]", s.Items.XEmbeddedResource, target) {
-				return true
+		for i, e := range v {
+			if s.Items != nil {
+				if f := j.celFailure(side, s.Items, e, at+"[0]", append(p, i), s.Items.XEmbeddedResource, target); f != nil {
+					return f
+				}
 			}
 		}
 	}
+	return nil
+}
+
+// repairRule replaces the value at a node whose old rules refuse it — a node other than the
+// witness's — with one they accept that keeps the fields the witness's rules select there: two
+// CORS filters make a witness only once each carries the cors block its own rule demands. The
+// replacements are the node's candidate values (its rules' data varied, the rest minimal), with
+// those fields copied over. It reports whether a replacement was made; the caller validates the
+// repaired object again, both versions, whole.
+func (j *Judge) repairRule(obj map[string]any, steps []Step, read *refNode, f *failure) bool {
+	if f.broken {
+		return false
+	}
+	kept, ok := keptAt(read, steps, f.p)
+	if !ok {
+		return false
+	}
+	cur := valueAt(obj, f.p)
+	root := &refNode{}
+	g := &gen{limit: SearchLimit}
+	for _, r := range f.s.XValidations {
+		a, ok := j.parse(r.Rule)
+		if !ok {
+			return false
+		}
+		collect(a, root, &g.consts)
+	}
+	prog := j.program("old:"+f.key, f.s, f.isRoot, -1)
+	for i, c := range g.values(root, f.s, false) {
+		if i >= SearchLimit {
+			break
+		}
+		if kept != nil {
+			m, ok1 := c.(map[string]any)
+			had, ok2 := cur.(map[string]any)
+			if !ok1 || !ok2 {
+				continue
+			}
+			for name := range kept.fields {
+				if v, ok := had[name]; ok {
+					m[name] = copyValue(v)
+				} else {
+					delete(m, name)
+				}
+			}
+		}
+		v := copyValue(c)
+		structuraldefaulting.Default(v, f.s)
+		if failed, ok := prog.eval(v, nil); ok && !slices.Contains(failed, true) {
+			return setAt(obj, j.oldRoot, f.p, func(*structuralschema.Structural) any { return c })
+		}
+	}
 	return false
+}
+
+// keptAt is what a replacement of the value at p must keep of it: what the rules at the node
+// steps lead to select there, or, above that node, the property on the way to it; nil when p is
+// beside that node (they read none of it). ok is false when p is that node, or a list above it.
+// Whether the rules' verdict survives (they may also use a value whole) is for the validators to
+// say, which judge the repaired object anew.
+func keptAt(read *refNode, steps []Step, p crd.Path) (kept *refNode, ok bool) {
+	for i, st := range steps {
+		if i == len(p) {
+			if st.Kind != Property {
+				return nil, false
+			}
+			return &refNode{fields: map[string]*refNode{st.Name: {value: true}}}, true
+		}
+		if _, isIndex := p[i].(int); st.Kind == Property && p[i] != st.Name || st.Kind == Items && !isIndex {
+			return nil, true // beside the node
+		}
+	}
+	if len(p) == len(steps) {
+		return nil, false
+	}
+	r := read
+	for _, seg := range p[len(steps):] {
+		if r == nil {
+			break
+		}
+		if name, ok := seg.(string); ok && r.fields[name] != nil {
+			r = r.fields[name]
+		} else {
+			r = r.elem
+		}
+	}
+	return r, true
+}
+
+// valueAt is obj's value at p, or nil.
+func valueAt(obj any, p crd.Path) any {
+	for _, seg := range p {
+		switch k := seg.(type) {
+		case string:
+			m, _ := obj.(map[string]any)
+			obj = m[k]
+		case int:
+			l, _ := obj.([]any)
+			if k < 0 || k >= len(l) {
+				return nil
+			}
+			obj = l[k]
+		}
+	}
+	return obj
 }
 
 // mergeObjects is an object that reaches every field either of two objects sets.
