@@ -1,6 +1,7 @@
 package celproof
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -295,18 +296,42 @@ func (j *Judge) repairRule(obj map[string]any, steps []Step, read *refNode, f *f
 		return false
 	}
 	cur := valueAt(obj, f.p)
+	memo := f.key
+	if kept != nil {
+		had, _ := cur.(map[string]any)
+		for _, name := range kept.sortedFields() {
+			if v, ok := had[name]; ok {
+				b, _ := json.Marshal(v)
+				memo += "\x00" + name + "=" + string(b)
+			}
+		}
+	}
+	found, seen := j.repairs[memo]
+	if !seen {
+		found = j.repairValue(f, kept, cur)
+		j.repairs[memo] = found
+	}
+	if found == nil {
+		return false
+	}
+	return setAt(obj, j.oldRoot, f.p, func(*structuralschema.Structural) any { return copyValue(found) })
+}
+
+// repairValue finds a value for the failed node that its old rules accept, with the kept fields
+// of cur; nil when none of the candidates tried is.
+func (j *Judge) repairValue(f *failure, kept *refNode, cur any) any {
 	root := &refNode{}
-	g := &gen{limit: SearchLimit}
+	g := &gen{limit: maxRepairCandidates, absentFirst: true}
 	for _, r := range f.s.XValidations {
 		a, ok := j.parse(r.Rule)
 		if !ok {
-			return false
+			return nil
 		}
 		collect(a, root, &g.consts)
 	}
 	prog := j.program("old:"+f.key, f.s, f.isRoot, -1)
 	for i, c := range g.values(root, f.s, false) {
-		if i >= SearchLimit {
+		if i >= maxRepairCandidates {
 			break
 		}
 		if kept != nil {
@@ -326,11 +351,15 @@ func (j *Judge) repairRule(obj map[string]any, steps []Step, read *refNode, f *f
 		v := copyValue(c)
 		structuraldefaulting.Default(v, f.s)
 		if failed, ok := prog.eval(v, nil); ok && !slices.Contains(failed, true) {
-			return setAt(obj, j.oldRoot, f.p, func(*structuralschema.Structural) any { return c })
+			return c
 		}
 	}
-	return false
+	return nil
 }
+
+// maxRepairCandidates bounds the values tried for one repair: the first ones change the fewest
+// of the node's fields, which is what a repair wants.
+const maxRepairCandidates = 32
 
 // keptAt is what a replacement of the value at p must keep of it: what the rules at the node
 // steps lead to select there, or, above that node, the property on the way to it; nil when p is

@@ -29,13 +29,16 @@ type gen struct {
 	truncated bool
 	// resourceRoot is the node that is a whole resource (apiVersion, kind, metadata), if any.
 	resourceRoot *structuralschema.Structural
+	// absentFirst: optional fields are absent in the first candidate, for a repair that wants
+	// the smallest value its rules accept.
+	absentFirst bool
 }
 
 // field lists the candidates of a property: absent unless required, null when nullable, then its
 // values. s is nil for a property the old schema does not have.
 func (g *gen) field(r *refNode, s *structuralschema.Structural, required, preserve bool) []any {
-	// Absence comes last: a witness that sets a field shows a rule's verdict rather than the
-	// error of reading a missing field.
+	// Absence comes last (unless absentFirst): a witness that sets a field shows a rule's
+	// verdict rather than the error of reading a missing field.
 	var out []any
 	switch {
 	case s == nil && preserve: // a kept unknown field: any value may be stored
@@ -48,6 +51,9 @@ func (g *gen) field(r *refNode, s *structuralschema.Structural, required, preser
 		}
 	} // else pruned: no stored object has it
 	if !required || s == nil {
+		if g.absentFirst {
+			return append([]any{absent}, out...)
+		}
 		out = append(out, absent)
 	}
 	return out

@@ -114,6 +114,8 @@ type Judge struct {
 	err      error
 	programs map[string]*nodeProgram
 	parsed   map[string]*celast.AST
+	// repairs remembers, by node and kept fields, the value a repair found (nil: none).
+	repairs map[string]any
 	// named is the version examples are written for; version is the one validated (the same,
 	// unless the judge is shared by versions with the same schemas).
 	named string
@@ -135,7 +137,7 @@ func (j *Judge) parse(rule string) (*celast.AST, bool) {
 
 // NewJudge prepares the judgement of one version present in both CRDs.
 func NewJudge(old, new *crd.CRD, version string) *Judge {
-	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, parsed: map[string]*celast.AST{}}
+	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}
 	j.versions[0], j.err = validation.NewVersion(old, version)
 	if j.err == nil {
 		j.versions[1], j.err = validation.NewVersion(new, version)
