@@ -10,7 +10,6 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/crdguard/crdguard/internal/crd"
-	"github.com/crdguard/crdguard/internal/validation"
 )
 
 func loadCRD(t *testing.T, path string) *crd.CRD {
@@ -141,35 +140,5 @@ func TestShort(t *testing.T) {
 	}
 	if !reflect.DeepEqual(fieldPath([]Step{{Property, "spec"}, {Property, "a"}, {Items, ""}, {MapValues, ""}}), "spec.a[0][a]") {
 		t.Error("fieldPath")
-	}
-}
-
-// TestIntroduced: a rule that an older Kubernetes' CEL environment cannot compile names what it
-// lacks and the version that introduced it (k8s.io/apiserver/pkg/cel/environment).
-func TestIntroduced(t *testing.T) {
-	c := loadCRD(t, "../../testdata/rules/validation-rule-changed/basic/new.yaml")
-	v, err := validation.NewVersion(c, "v1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		rule      string
-		minor     uint
-		fn, since string
-	}{
-		{"!has(self.name) || isSemver(self.name)", 30, "isSemver", "1.33"},
-		{"!has(self.name) || isSemver(self.name)", 33, "", ""},
-		{"!has(self.name) || isIP(self.name)", 29, "isIP", "1.30"},
-		{"!has(self.name) || !format.dns1123Label().validate(self.name).hasValue()", 30, "format", "1.31"},
-		{"!has(self.tags) || self.tags.all(i, v, v != '')", 31, "all", "1.32"}, // two-variable comprehension
-		{"!has(self.tags) || self.tags.distinct().size() == self.tags.size()", 33, "distinct", "1.34"},
-		{"self.size <= 10", 25, "", ""},
-	} {
-		t.Run(tc.rule, func(t *testing.T) {
-			fn, since, tooNew := Introduced(v.Structural, spec, apiextv1.ValidationRule{Rule: tc.rule}, tc.minor)
-			if tooNew != (tc.since != "") || fn != tc.fn || since != tc.since {
-				t.Errorf("at 1.%d: %q %q %v, want %q %q", tc.minor, fn, since, tooNew, tc.fn, tc.since)
-			}
-		})
 	}
 }

@@ -19,9 +19,16 @@ import (
 )
 
 // Introduced checks a rule at the node steps lead to from root (a version's structural schema)
-// against the CEL environment of an older Kubernetes minor (1.N): when that version cannot
-// compile it, it returns the function or macro the error names and the first minor, up to the
-// one crdguard links, whose environment compiles it.
+// as the API server of an older Kubernetes minor (1.N) compiles a new rule: when that version
+// cannot compile it, it returns the function or macro the error names and the first minor, up to
+// the one crdguard links, that can.
+//
+// A 1.N API server compiles new expressions with the CEL environment of its minimum
+// compatibility version, 1.(N-1), so that a rollback can still read what it accepted
+// (environment.DefaultCompatibilityVersion; hard-coded as N-1 in 1.29 and 1.30, the emulation
+// machinery's MinCompatibilityVersion since): isIP, which the environment of 1.30 introduced, is
+// refused by a 1.30 API server and accepted by 1.31. Checked by creating CRDs with each library
+// on apiextensions-apiserver v0.29 to v0.37.
 func Introduced(root *structuralschema.Structural, steps []Step, r apiextv1.ValidationRule, minor uint) (fn, since string, tooNew bool) {
 	defer func() {
 		if recover() != nil { // as in Judge: the API server's own validation still runs
@@ -38,8 +45,8 @@ func Introduced(root *structuralschema.Structural, steps []Step, r apiextv1.Vali
 	r.MessageExpression = "" // judged as the rule's own expression only
 	s.XValidations = apiextv1.ValidationRules{r}
 	decl := model.SchemaDeclType(s, isRoot)
-	compileAt := func(m uint) string {
-		res, err := cel.Compile(s, decl, celconfig.PerCallLimit, environment.MustBaseEnvSet(version.MajorMinor(1, m)), cel.NewExpressionsEnvLoader())
+	compileAt := func(m uint) string { // as the API server of Kubernetes 1.m
+		res, err := cel.Compile(s, decl, celconfig.PerCallLimit, environment.MustBaseEnvSet(version.MajorMinor(1, max(m, 1)-1)), cel.NewExpressionsEnvLoader())
 		switch {
 		case err != nil:
 			return err.Error()

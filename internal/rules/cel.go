@@ -165,7 +165,7 @@ func checkLibraries(e *emitter) {
 			}
 			at = at.Join(keywordNames[kwValidations], crd.ItemWith{Key: "rule", Value: u.Rule.Rule}, "rule")
 			e.add(invalidCRD, "", "", finding.Head, at, nil, u.Rule.Rule,
-				fmt.Sprintf("rule %q of %s (version %s) uses %s, which Kubernetes %s introduced; kubernetesVersion is 1.%d", u.Rule.Rule, path, v.Name, what, u.Since, minor))
+				fmt.Sprintf("rule %q of %s (version %s) uses %s, which the API server accepts in new rules from Kubernetes %s on; kubernetesVersion is 1.%d", u.Rule.Rule, path, v.Name, what, u.Since, minor))
 		}
 	}
 }
