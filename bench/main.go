@@ -28,6 +28,7 @@ import (
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
+	"github.com/crdguard/crdguard/internal/validation"
 )
 
 type pair struct {
@@ -91,6 +92,17 @@ func main() {
 			}
 			rules.Compare(crd.Pair{Old: o.CRDs[0], New: n.CRDs[0]}, rules.Options{})
 			return nil
+		}},
+		// Not a tool: what the full pipeline cannot go below while it calls the API server's own
+		// CRD update validation (decoding plus validation.Update, on every pair).
+		{"floor: decode + API-server CRD update validation alone", func(p pair) error {
+			o, n := &source.Tree{}, &source.Tree{}
+			source.AddFiles([]source.File{{Tree: o, Name: "old.yaml", Data: p.old}, {Tree: n, Name: "new.yaml", Data: p.new}})
+			if len(o.CRDs) != 1 || len(n.CRDs) != 1 {
+				return fmt.Errorf("%s: not one CRD a side", p.name)
+			}
+			_, err := validation.Update(o.CRDs[0], n.CRDs[0])
+			return err
 		}},
 		{"crdguard (full: rules + API-server validation)", func(p pair) error {
 			o, n := &source.Tree{}, &source.Tree{}
