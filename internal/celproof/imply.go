@@ -67,7 +67,7 @@ func toTerm(e ast.Expr, oc *opaqueCount) *term {
 		if s.IsTestOnly() {
 			kind = "has"
 		}
-		return &term{kind: kind, name: s.FieldName(), args: []*term{toTerm(s.Operand(), oc)}}
+		return &term{kind: kind, name: propertyName(s.FieldName()), args: []*term{toTerm(s.Operand(), oc)}}
 	case ast.CallKind:
 		c := e.AsCall()
 		t := &term{kind: "call", name: c.FunctionName(), member: c.IsMemberFunction()}

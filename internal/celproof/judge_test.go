@@ -91,6 +91,7 @@ func TestCollect(t *testing.T) {
 		want string
 	}{
 		{"has(self.a) && self.b == 'x'", "{a:{} b:{value}}"},
+		{"self.__namespace__ == 'x' && has(self.a__dash__b)", "{a-b:{} namespace:{value}}"}, // escaped as the API server escapes them
 		{"self.items.all(i, has(i.name) && i.port > 0)", "{items:{elem:{name:{} port:{value}}}}"},
 		{"self.size() > 2", "{value}"},
 		{"self.a.b.c == oldSelf.a.b.c", "{a:{b:{c:{value}}}}"},

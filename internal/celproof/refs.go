@@ -6,6 +6,7 @@ import (
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 )
 
 // ref is what a set of rules reads of one value: whether they test its presence, use it whole,
@@ -46,6 +47,16 @@ func (r *refNode) sortedFields() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// propertyName is the schema property a field selection names: the API server escapes
+// properties that are CEL keywords or hold characters identifiers cannot (namespace is
+// __namespace__, a-b is a__dash__b).
+func propertyName(selected string) string {
+	if name, ok := apiservercel.Unescape(selected); ok {
+		return name
+	}
+	return selected
 }
 
 // constants are the literals of the rules, which make the best boundary values to try.
@@ -146,7 +157,7 @@ func pathOf(e ast.NavigableExpr, root *refNode) (*refNode, bool) {
 		if !ok {
 			return nil, false
 		}
-		return parent.field(s.FieldName()), true
+		return parent.field(propertyName(s.FieldName())), true
 	}
 	return nil, false
 }
@@ -164,10 +175,10 @@ func use(e ast.NavigableExpr, r *refNode) {
 		case ast.SelectKind:
 			s := p.AsSelect()
 			if s.IsTestOnly() {
-				r.field(s.FieldName()) // has(): presence only
+				r.field(propertyName(s.FieldName())) // has(): presence only
 				return
 			}
-			r, e = r.field(s.FieldName()), p
+			r, e = r.field(propertyName(s.FieldName())), p
 			continue
 		case ast.CallKind:
 			c := p.AsCall()
