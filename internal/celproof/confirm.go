@@ -3,6 +3,7 @@ package celproof
 import (
 	"encoding/json"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -139,12 +140,69 @@ func (j *Judge) repair(obj map[string]any, steps []Step, read *refNode, errs fie
 	changed := false
 	for _, e := range errs {
 		p := crd.FieldPath(e.Field)
-		if len(p) == 0 || p[0] == "metadata" || p[0] == "apiVersion" || p[0] == "kind" || reads(read, steps, p) {
+		if len(p) == 0 || p[0] == "metadata" || p[0] == "apiVersion" || p[0] == "kind" {
 			continue
 		}
-		changed = setMinimal(obj, j.newRoot, p) || changed
+		if !reads(read, steps, p) {
+			changed = setMinimal(obj, j.newRoot, p) || changed
+		} else if m := formatRE.FindStringSubmatch(e.Detail); m != nil && formatSamples[m[1]] != "" {
+			changed = rename(obj, p, formatSamples[m[1]]) || changed
+		}
 	}
 	return changed
+}
+
+// formatRE finds the format the new schema wants in an OpenAPI error.
+var formatRE = regexp.MustCompile(`must be of type ([a-z0-9-]+)`)
+
+// rename replaces a string the rules read, which the new schema refuses for its format, with a
+// sample of that format — everywhere the same string stands at the same place in the object's
+// lists (addresses[0].value and addresses[1].value alike), so that the comparisons the rules make
+// between them come out as before. Both versions then judge the object anew.
+func rename(obj map[string]any, p crd.Path, to string) bool {
+	from, ok := valueAt(obj, p).(string)
+	if !ok || from == to {
+		return false
+	}
+	changed := false
+	var walk func(x any, at crd.Path)
+	walk = func(x any, at crd.Path) {
+		switch v := x.(type) {
+		case map[string]any:
+			for k, c := range v {
+				if s, ok := c.(string); ok && s == from && sameShape(append(at, k), p) {
+					v[k], changed = to, true
+				} else {
+					walk(c, append(at, k))
+				}
+			}
+		case []any:
+			for i, c := range v {
+				if s, ok := c.(string); ok && s == from && sameShape(append(at, i), p) {
+					v[i], changed = to, true
+				} else {
+					walk(c, append(at, i))
+				}
+			}
+		}
+	}
+	walk(obj, nil)
+	return changed
+}
+
+// sameShape reports whether two paths lead to the same schema node: equal but for list indexes.
+func sameShape(a, b crd.Path) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		_, ai := a[i].(int)
+		_, bi := b[i].(int)
+		if ai != bi || !ai && a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // reads reports whether the value at p (an API server field path) is, or contains, or lies

@@ -1,6 +1,7 @@
 package celproof
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -39,5 +40,32 @@ func TestKeptAt(t *testing.T) {
 				t.Errorf("kept %q, want %q", got, tc.keep)
 			}
 		})
+	}
+}
+
+// TestRename checks that a refused value is renamed wherever it stands at the same place in the
+// object's lists, and nowhere else.
+func TestRename(t *testing.T) {
+	obj := map[string]any{"spec": map[string]any{
+		"name": "a",
+		"addresses": []any{
+			map[string]any{"type": "IPAddress", "value": "a"},
+			map[string]any{"type": "IPAddress", "value": "a"},
+			map[string]any{"type": "Hostname", "value": "b"},
+		},
+	}}
+	if !rename(obj, crd.Path{"spec", "addresses", 1, "value"}, "10.0.0.1") {
+		t.Fatal("nothing renamed")
+	}
+	want := map[string]any{"spec": map[string]any{
+		"name": "a",
+		"addresses": []any{
+			map[string]any{"type": "IPAddress", "value": "10.0.0.1"},
+			map[string]any{"type": "IPAddress", "value": "10.0.0.1"},
+			map[string]any{"type": "Hostname", "value": "b"},
+		},
+	}}
+	if !reflect.DeepEqual(obj, want) {
+		t.Errorf("got %v, want %v", obj, want)
 	}
 }
