@@ -46,26 +46,21 @@ func TestKeptAt(t *testing.T) {
 // TestRename checks that a refused value is renamed wherever it stands at the same place in the
 // object's lists, and nowhere else.
 func TestRename(t *testing.T) {
-	obj := map[string]any{"spec": map[string]any{
-		"name": "a",
-		"addresses": []any{
-			map[string]any{"type": "IPAddress", "value": "a"},
-			map[string]any{"type": "IPAddress", "value": "a"},
-			map[string]any{"type": "Hostname", "value": "b"},
-		},
-	}}
+	doc := func(ip string) map[string]any {
+		return map[string]any{"spec": map[string]any{
+			"name": "a",
+			"addresses": []any{
+				map[string]any{"type": "IPAddress", "value": ip},
+				map[string]any{"type": "IPAddress", "value": ip},
+				map[string]any{"type": "Hostname", "value": "b"},
+			},
+		}}
+	}
+	obj := doc("a")
 	if !rename(obj, crd.Path{"spec", "addresses", 1, "value"}, "10.0.0.1") {
 		t.Fatal("nothing renamed")
 	}
-	want := map[string]any{"spec": map[string]any{
-		"name": "a",
-		"addresses": []any{
-			map[string]any{"type": "IPAddress", "value": "10.0.0.1"},
-			map[string]any{"type": "IPAddress", "value": "10.0.0.1"},
-			map[string]any{"type": "Hostname", "value": "b"},
-		},
-	}}
-	if !reflect.DeepEqual(obj, want) {
+	if want := doc("10.0.0.1"); !reflect.DeepEqual(obj, want) {
 		t.Errorf("got %v, want %v", obj, want)
 	}
 }
