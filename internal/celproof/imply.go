@@ -47,11 +47,9 @@ func boolTerm(b bool) *term {
 	return falseTerm
 }
 
-// opaqueCount makes every opaque term different from every other.
-type opaqueCount struct{ n int }
-
-// toTerm converts a parsed expression.
-func toTerm(e ast.Expr, oc *opaqueCount) *term {
+// toTerm converts a parsed expression. What the prover has no use for (maps, messages, lists
+// with optional elements) becomes an opaque term, equal to nothing, not even itself.
+func toTerm(e ast.Expr) *term {
 	switch e.Kind() {
 	case ast.LiteralKind:
 		v := e.AsLiteral()
@@ -67,15 +65,15 @@ func toTerm(e ast.Expr, oc *opaqueCount) *term {
 		if s.IsTestOnly() {
 			kind = "has"
 		}
-		return &term{kind: kind, name: propertyName(s.FieldName()), args: []*term{toTerm(s.Operand(), oc)}}
+		return &term{kind: kind, name: propertyName(s.FieldName()), args: []*term{toTerm(s.Operand())}}
 	case ast.CallKind:
 		c := e.AsCall()
 		t := &term{kind: "call", name: c.FunctionName(), member: c.IsMemberFunction()}
 		if c.IsMemberFunction() {
-			t.args = append(t.args, toTerm(c.Target(), oc))
+			t.args = append(t.args, toTerm(c.Target()))
 		}
 		for _, a := range c.Args() {
-			t.args = append(t.args, toTerm(a, oc))
+			t.args = append(t.args, toTerm(a))
 		}
 		return t
 	case ast.ListKind:
@@ -85,16 +83,15 @@ func toTerm(e ast.Expr, oc *opaqueCount) *term {
 		}
 		t := &term{kind: "list"}
 		for _, el := range l.Elements() {
-			t.args = append(t.args, toTerm(el, oc))
+			t.args = append(t.args, toTerm(el))
 		}
 		return t
 	case ast.ComprehensionKind:
 		c := e.AsComprehension()
 		return &term{kind: "comp", vars: [3]string{c.IterVar(), c.IterVar2(), c.AccuVar()}, args: []*term{
-			toTerm(c.IterRange(), oc), toTerm(c.AccuInit(), oc), toTerm(c.LoopCondition(), oc), toTerm(c.LoopStep(), oc), toTerm(c.Result(), oc)}}
+			toTerm(c.IterRange()), toTerm(c.AccuInit()), toTerm(c.LoopCondition()), toTerm(c.LoopStep()), toTerm(c.Result())}}
 	}
-	oc.n++
-	return &term{kind: "opaque", name: strconv.Itoa(oc.n)}
+	return &term{kind: "opaque"}
 }
 
 // equal reports whether two terms are the same expression.
@@ -110,6 +107,8 @@ func equal(a, b *term) bool {
 	return true
 }
 
+// String renders what the prover's notes name: literals, selections, presence tests and
+// comparisons; anything else is "…".
 func (t *term) String() string {
 	switch t.kind {
 	case "lit":
@@ -478,13 +477,12 @@ func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Cha
 	}
 	p := &prover{seen: map[string]bool{}}
 	env := map[string]*side{"self": {old: oldNode, new: newNode, present: true}}
-	oc := &opaqueCount{}
 	rewritten := func(rule string) *term {
 		a, ok := j.parse(rule)
 		if !ok {
 			return nil
 		}
-		return p.rewrite(toTerm(a.Expr(), oc), env)
+		return p.rewrite(toTerm(a.Expr()), env)
 	}
 	n := rewritten(c.After.Rule)
 	if n == nil {
