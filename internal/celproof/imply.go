@@ -354,8 +354,19 @@ func (p *prover) implies(o, n *term) bool {
 	if p.steps > maxSteps {
 		return false
 	}
-	if equal(o, n) || equal(n, trueTerm) || equal(o, falseTerm) {
+	if equal(o, n) || equal(n, trueTerm) || equal(o, falseTerm) || p.agree(o, n) {
 		return true
+	}
+	if isCall(o, "_?_:_") && isCall(n, "_?_:_") && equal(n.args[2], trueTerm) && isCall(n.args[0], "_&&_") {
+		// n's condition is o's and a presence test, which never errs: where o's condition is
+		// false so is n's, and n is true; where it is true and o is true, n takes o's branch
+		// (true if that implies it) or its else, true.
+		c := n.args[0]
+		for i := range 2 {
+			if g := c.args[1-i]; equal(c.args[i], o.args[0]) && g.kind == "has" && g.args[0].kind == "ident" {
+				return p.implies(o.args[1], n.args[1])
+			}
+		}
 	}
 	if isCall(n, "_||_") && (p.implies(o, n.args[0]) || p.implies(o, n.args[1])) {
 		return true // a true disjunct makes the disjunction true, whatever the other gives

@@ -30,6 +30,12 @@ func TestProveByText(t *testing.T) {
 		{"all() of true over a required list", "", "self.ports.all(x, true)", Implied, ""},
 		{"implied by an old rule", "", "size(self.list) > 0 || self.mode == 'B'", Implied, "size(self.list) > 0"},
 
+		{"guard before a read", "self.name == 'x'", "has(self.name) && self.name == 'x'", Looser, ""},
+		{"guarded uniqueness", "self.ports.all(a, a.name == 'x' ? self.ports.exists_one(b, b.name == a.name && b.port == a.port) : true)",
+			"self.ports.all(a, a.name == 'x' && has(a.port) ? self.ports.exists_one(b, b.name == a.name && has(b.port) && b.port == a.port) : true)", Looser, ""},
+		{"guard in exists()", "self.ports.exists(x, x.port == 1)", "self.ports.exists(x, has(x.port) && x.port == 1)", Looser, ""},
+		{"guard under a negation", "!(self.name == 'x')", "!(has(self.name) && self.name == 'x')", Looser, ""},
+
 		{"disjunct removed", "size(self.list) > 0 || size(self.name) > 0", "size(self.list) > 0", Undecided, ""},
 		{"optional field may be absent", "size(self.list) > 0", "size(self.list) > 0 && self.opt != 'C'", Undecided, ""},
 		{"new field with a default", "", "!has(self.defaulted) || self.defaulted == 'y'", Undecided, ""},
@@ -43,6 +49,11 @@ func TestProveByText(t *testing.T) {
 		{"item of another list", "", "self.backends.all(a, self.ports.exists_one(b, a.name == b.name))", Undecided, ""},
 		{"key compared with itself", "", "self.ports.all(a, self.ports.exists_one(b, a.name == a.name))", Undecided, ""},
 		{"all() of true over an optional list", "", "self.list.all(x, true)", Undecided, ""},
+		{"guard nothing reads", "self.mode == 'A'", "has(self.name) && self.mode == 'A'", Undecided, ""},
+		{"guarded condition, else false", "self.mode == 'A' ? size(self.list) > 0 : false", "self.mode == 'A' && has(self.name) ? size(self.list) > 0 : false", Undecided, ""},
+		{"guard that can err", "self.mode == 'A' ? size(self.list) > 0 : true", "self.mode == 'A' && has(self.free.x) ? size(self.list) > 0 : true", Undecided, ""},
+		{"guard in exists_one() nothing reads", "self.ports.exists_one(b, b.name == 'x')", "self.ports.exists_one(b, has(b.port) && b.name == 'x')", Undecided, ""},
+		{"guard before an optional read", "self.?name.orValue('') == 'x'", "has(self.name) && self.?name.orValue('') == 'x'", Undecided, ""},
 		{"shadowed variable", "self.list.all(self, self == 'a')", "self.list.all(self, self.mode != 'C')", Undecided, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
