@@ -522,7 +522,7 @@ func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Cha
 			all = &term{kind: "call", name: "_&&_", args: []*term{all, t}}
 		}
 	}
-	if !p.implies(all, n) {
+	if !p.implies(all, n) && !p.alwaysTrue(n, env) {
 		return Undecided, nil
 	}
 	if c.Before == nil {

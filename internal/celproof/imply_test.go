@@ -28,6 +28,8 @@ func TestProveByText(t *testing.T) {
 		{"new field absent", "", "!has(self.extra) || self.extra == 'x'", Implied, ""},
 		{"key of a map-type list", "", "self.ports.all(a, self.ports.exists_one(b, a.name == b.name))", Implied, ""},
 		{"all() of true over a required list", "", "self.ports.all(x, true)", Implied, ""},
+		{"sum within the old bounds", "", "(self.slots.size() > 0 ? self.slots[0].items.size() : 0) + (self.slots.size() > 1 ? self.slots[1].items.size() : 0) <= 6", Implied, ""},
+		{"guarded optional list within bounds", "", "(self.slots.size() > 0 ? (has(self.slots[0].extra) ? self.slots[0].extra.size() : 0) : 0) <= 3", Implied, ""},
 		{"implied by an old rule", "", "size(self.list) > 0 || self.mode == 'B'", Implied, "size(self.list) > 0"},
 
 		{"guard before a read", "self.name == 'x'", "has(self.name) && self.name == 'x'", Looser, ""},
@@ -54,6 +56,11 @@ func TestProveByText(t *testing.T) {
 		{"guard that can err", "self.mode == 'A' ? size(self.list) > 0 : true", "self.mode == 'A' && has(self.free.x) ? size(self.list) > 0 : true", Undecided, ""},
 		{"guard in exists_one() nothing reads", "self.ports.exists_one(b, b.name == 'x')", "self.ports.exists_one(b, has(b.port) && b.name == 'x')", Undecided, ""},
 		{"guard before an optional read", "self.?name.orValue('') == 'x'", "has(self.name) && self.?name.orValue('') == 'x'", Undecided, ""},
+		{"sum over the old bounds", "", "(self.slots.size() > 0 ? self.slots[0].items.size() : 0) + (self.slots.size() > 1 ? self.slots[1].items.size() : 0) <= 5", Undecided, ""},
+		{"index without a size guard", "", "self.slots[1].items.size() <= 3", Undecided, ""},
+		{"index past its guard", "", "(self.slots.size() > 0 ? self.slots[1].items.size() : 0) <= 3", Undecided, ""},
+		{"optional list read without has()", "", "(self.slots.size() > 0 ? self.slots[0].extra.size() : 0) <= 3", Undecided, ""},
+		{"optional list within bounds", "", "self.spare.size() <= 2", Undecided, ""},
 		{"shadowed variable", "self.list.all(self, self == 'a')", "self.list.all(self, self.mode != 'C')", Undecided, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
