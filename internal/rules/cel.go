@@ -43,7 +43,7 @@ var (
 	validationRuleImplied = &Rule{
 		ID: "validation-rule-implied", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A new CEL rule that every object the old schema accepted already satisfies (proven).",
-		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads).",
+		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads), or over intervals when it only restates the old bounds (a sum of list sizes capped at what maxItems already allows).",
 	}
 	validationRuleRemoved = &Rule{
 		ID: "validation-rule-removed", Severity: finding.Info, Level: PropertyLevel,
