@@ -223,17 +223,13 @@ func (p *prover) lookupIn(x *term, env map[string]*side, sc scope) *side {
 		return &side{old: l.old.Items, new: l.new.Items, present: sc.minSize[canon(x.args[0])] > k}
 	case x.kind == "select":
 		b := p.lookupIn(x.args[0], env, sc)
-		if b == nil {
-			return nil
+		c := b.property(x.name)
+		if c != nil {
+			// Whether the parent is there is reachable's question. A default fills the field on
+			// every read; both schemas must fill in the same.
+			c.present = (requires(b.old, x.name) || c.old.Default.Object != nil && reflect.DeepEqual(c.old.Default.Object, c.new.Default.Object)) && !c.old.Nullable
 		}
-		o, ok1 := b.old.Properties[x.name]
-		n, ok2 := b.new.Properties[x.name]
-		if !ok1 || !ok2 {
-			return nil
-		}
-		// A default fills the field on every read; both schemas must fill in the same.
-		present := (requires(b.old, x.name) || o.Default.Object != nil && reflect.DeepEqual(o.Default.Object, n.Default.Object)) && !o.Nullable
-		return &side{old: &o, new: &n, present: present}
+		return c
 	}
 	return lookup(x, env)
 }

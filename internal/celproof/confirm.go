@@ -26,47 +26,33 @@ func (j *Judge) confirm(steps []Step, rule apiextv1.ValidationRule, v, old any, 
 		if !j.confirmCreate(steps, obj, read) {
 			return nil, nil
 		}
-		obj["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
-		return obj, nil
+		return j.asNamed(obj), nil
 	}
-	if old != nil {
-		stored = j.object(steps, old)
-	}
+	stored = j.object(steps, old)
 	// The validators leave out the rules of nodes neither object reaches: they never run.
-	reached := obj
-	if stored != nil {
-		reached = mergeObjects(obj, stored)
-	}
 	var sides [2]*validation.Schema
 	for i, ver := range j.versions {
 		var err error
-		if sides[i], err = ver.Reaching(reached); err != nil {
+		if sides[i], err = ver.Reaching(mergeObjects(obj, stored)); err != nil {
 			return nil, nil
 		}
 	}
-	var errs field.ErrorList
-	if stored == nil {
-		if sides[0].Create(obj).Errors != nil {
-			return nil, nil
-		}
-		errs = sides[1].Create(obj).Errors
-	} else {
-		if sides[0].Create(stored).Errors != nil || sides[0].Update(obj, stored) != nil {
-			return nil, nil
-		}
-		errs = sides[1].Update(obj, stored)
+	if sides[0].Create(stored).Errors != nil || sides[0].Update(obj, stored) != nil {
+		return nil, nil
 	}
-	for _, e := range errs {
+	for _, e := range sides[1].Update(obj, stored) {
 		if isRuleError(e, steps, rule) {
-			for _, o := range []map[string]any{obj, stored} {
-				if o != nil {
-					o["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
-				}
-			}
-			return obj, stored
+			return j.asNamed(obj), j.asNamed(stored)
 		}
 	}
 	return nil, nil
+}
+
+// asNamed gives a witness the apiVersion of the version the example is written for (the one
+// validated may be another version with the same schemas).
+func (j *Judge) asNamed(obj map[string]any) map[string]any {
+	obj["apiVersion"] = j.old.Object.Spec.Group + "/" + j.named
+	return obj
 }
 
 // isRuleError reports whether a validation error is the one the rule raises: at the rule's node
@@ -134,8 +120,9 @@ const maxRepairs = 3
 
 // repair replaces in obj every value the new version's OpenAPI validation refuses that the
 // rules do not read (read is what they read of the node steps lead to) with the new schema's
-// minimal value there. The rules' outcome cannot change, since they never see those values; the
-// old schema is asked again. It reports whether anything changed.
+// minimal value there: the rules' outcome cannot change, since they never see those values. A
+// value they read that is refused for its format is renamed (see rename). Both versions are
+// asked again. It reports whether anything changed.
 func (j *Judge) repair(obj map[string]any, steps []Step, read *refNode, errs field.ErrorList) bool {
 	changed := false
 	for _, e := range errs {
@@ -166,23 +153,24 @@ func rename(obj map[string]any, p crd.Path, to string) bool {
 	}
 	changed := false
 	var walk func(x any, at crd.Path)
+	// visit renames the child c at key k (set replaces it), or looks inside it.
+	visit := func(at crd.Path, k, c any, set func()) {
+		if s, ok := c.(string); ok && s == from && sameShape(append(at, k), p) {
+			set()
+			changed = true
+		} else {
+			walk(c, append(at, k))
+		}
+	}
 	walk = func(x any, at crd.Path) {
 		switch v := x.(type) {
 		case map[string]any:
 			for k, c := range v {
-				if s, ok := c.(string); ok && s == from && sameShape(append(at, k), p) {
-					v[k], changed = to, true
-				} else {
-					walk(c, append(at, k))
-				}
+				visit(at, k, c, func() { v[k] = to })
 			}
 		case []any:
 			for i, c := range v {
-				if s, ok := c.(string); ok && s == from && sameShape(append(at, i), p) {
-					v[i], changed = to, true
-				} else {
-					walk(c, append(at, i))
-				}
+				visit(at, i, c, func() { v[i] = to })
 			}
 		}
 	}
@@ -208,29 +196,54 @@ func sameShape(a, b crd.Path) bool {
 // reads reports whether the value at p (an API server field path) is, or contains, or lies
 // inside something the rules at the node steps lead to read — or is an ancestor of that node.
 func reads(read *refNode, steps []Step, p crd.Path) bool {
+	switch where, rest := locate(steps, p); where {
+	case besideNode:
+		return false
+	case aboveNode:
+		return true // replacing it would drop the candidate
+	default:
+		r, whole := follow(read, rest)
+		return whole || r != nil
+	}
+}
+
+// Where a path lies against the node a witness is about.
+const (
+	besideNode = iota
+	aboveNode  // a strict ancestor of the node
+	inNode     // the node itself or below it
+)
+
+// locate places p (an API server field path) against the node steps lead to; rest is the part
+// of p below the node.
+func locate(steps []Step, p crd.Path) (where int, rest crd.Path) {
 	for i, st := range steps {
-		if i >= len(p) {
-			return true // an ancestor of the node: replacing it would drop the candidate
+		if i == len(p) {
+			return aboveNode, nil
 		}
 		if _, isIndex := p[i].(int); st.Kind == Property && p[i] != st.Name || st.Kind == Items && !isIndex {
-			return false // beside the node
+			return besideNode, nil
 		}
 	}
-	r := read
-	for _, seg := range p[len(steps):] {
+	return inNode, p[len(steps):]
+}
+
+// follow walks what the rules read of the node (read) along rest: r is what they read of the
+// value there (nil: nothing), whole whether a value on the way down is used whole.
+func follow(read *refNode, rest crd.Path) (r *refNode, whole bool) {
+	r = read
+	for _, seg := range rest {
 		if r == nil {
-			return false
+			return nil, whole
 		}
-		if r.value {
-			return true
-		}
+		whole = whole || r.value
 		if name, ok := seg.(string); ok && r.fields[name] != nil {
 			r = r.fields[name]
 		} else {
 			r = r.elem
 		}
 	}
-	return r != nil
+	return r, whole
 }
 
 // setMinimal puts the minimal value of the schema at p in place of obj's value there.
@@ -378,14 +391,10 @@ func (j *Judge) repairRule(obj map[string]any, steps []Step, read *refNode, f *f
 // repairValue finds a value for the failed node that its old rules accept, with the kept fields
 // of cur; nil when none of the candidates tried is.
 func (j *Judge) repairValue(f *failure, kept *refNode, cur any) any {
-	root := &refNode{}
 	g := &gen{limit: maxRepairCandidates, absentFirst: true}
-	for _, r := range f.s.XValidations {
-		a, ok := j.parse(r.Rule)
-		if !ok {
-			return nil
-		}
-		collect(a, root, &g.consts)
+	root, ok := j.readBy(f.s.XValidations, &g.consts)
+	if !ok {
+		return nil
 	}
 	prog := j.program("old:"+f.key, f.s, f.isRoot, -1)
 	for i, c := range g.values(root, f.s, false) {
@@ -425,32 +434,20 @@ const maxRepairCandidates = 32
 // Whether the rules' verdict survives (they may also use a value whole) is for the validators to
 // say, which judge the repaired object anew.
 func keptAt(read *refNode, steps []Step, p crd.Path) (kept *refNode, ok bool) {
-	for i, st := range steps {
-		if i == len(p) {
-			if st.Kind != Property {
-				return nil, false
-			}
+	switch where, rest := locate(steps, p); {
+	case where == besideNode:
+		return nil, true
+	case where == aboveNode:
+		if st := steps[len(p)]; st.Kind == Property {
 			return &refNode{fields: map[string]*refNode{st.Name: {value: true}}}, true
 		}
-		if _, isIndex := p[i].(int); st.Kind == Property && p[i] != st.Name || st.Kind == Items && !isIndex {
-			return nil, true // beside the node
-		}
-	}
-	if len(p) == len(steps) {
 		return nil, false
+	case len(rest) == 0:
+		return nil, false // the node itself
+	default:
+		r, _ := follow(read, rest)
+		return r, true
 	}
-	r := read
-	for _, seg := range p[len(steps):] {
-		if r == nil {
-			break
-		}
-		if name, ok := seg.(string); ok && r.fields[name] != nil {
-			r = r.fields[name]
-		} else {
-			r = r.elem
-		}
-	}
-	return r, true
 }
 
 // valueAt is obj's value at p, or nil.

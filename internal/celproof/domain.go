@@ -275,11 +275,18 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 			}
 		}
 	}
+	// Only lists the old schema can hold: within its bounds, and keyed (which rewrites keys).
 	vv := s.ValueValidation
-	return slices.DeleteFunc(out, func(v any) bool {
-		n := int64(len(v.([]any)))
-		return vv != nil && (vv.MinItems != nil && n < *vv.MinItems || vv.MaxItems != nil && n > *vv.MaxItems) || !keyed(s, v.([]any))
-	})
+	held := out[:0]
+	for _, v := range out {
+		l := v.([]any)
+		n := int64(len(l))
+		if vv != nil && (vv.MinItems != nil && n < *vv.MinItems || vv.MaxItems != nil && n > *vv.MaxItems) || !keyed(s, l) {
+			continue
+		}
+		held = append(held, l)
+	}
+	return held
 }
 
 // keyed makes a candidate list one the old schema can hold, in place: the items of a map-type

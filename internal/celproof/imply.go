@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
@@ -165,18 +164,28 @@ func lookup(t *term, env map[string]*side) *side {
 		return env[t.name]
 	case "select":
 		b := lookup(t.args[0], env)
-		if b == nil || b.old == nil || b.new == nil {
-			return nil
+		c := b.property(t.name)
+		if c != nil {
+			// A nullable field may hold null, which CEL reads as no value.
+			c.present = b.present && requires(b.old, t.name) && !c.old.Nullable
 		}
-		o, ok1 := b.old.Properties[t.name]
-		n, ok2 := b.new.Properties[t.name]
-		if !ok1 || !ok2 {
-			return nil
-		}
-		// A nullable field may hold null, which CEL reads as no value.
-		return &side{old: &o, new: &n, present: b.present && requires(b.old, t.name) && !o.Nullable}
+		return c
 	}
 	return nil
+}
+
+// property is the side of a property both schemas have, not yet known present; nil when either
+// lacks it.
+func (b *side) property(name string) *side {
+	if b == nil || b.old == nil || b.new == nil {
+		return nil
+	}
+	o, ok1 := b.old.Properties[name]
+	n, ok2 := b.new.Properties[name]
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return &side{old: &o, new: &n}
 }
 
 func requires(s *structuralschema.Structural, name string) bool {
@@ -470,18 +479,11 @@ func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool 
 // proveByText tries to prove a rule change safe from the rules' text (see above): the new rule
 // equal to the old one once both are rewritten (Equivalent), or true wherever the old node's
 // rules are (Looser; Implied for an added rule). It gives up on transition rules and where the
-// new schema would read a value differently. because lists the schema facts the proof used.
-func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change) (v Verdict, because []string) {
+// new schema would read a value differently (read is what the new rule and the old node's rules
+// read, as Judge collected it). because lists the schema facts the proof used.
+func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change, read *refNode) (v Verdict, because []string) {
 	if usesOldSelf(c.After) || c.Before != nil && usesOldSelf(*c.Before) {
 		return Undecided, nil
-	}
-	read := &refNode{}
-	for _, r := range append([]apiextv1.ValidationRule{c.After}, oldNode.XValidations...) {
-		a, ok := j.parse(r.Rule)
-		if !ok {
-			return Undecided, nil
-		}
-		collect(a, read, &constants{})
 	}
 	if !readsAgree(read, oldNode, newNode, false) {
 		return Undecided, nil

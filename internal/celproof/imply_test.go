@@ -75,7 +75,11 @@ func TestProveByText(t *testing.T) {
 			if tc.oldRule != "" {
 				node.XValidations = append(node.XValidations, apiextv1.ValidationRule{Rule: tc.oldRule})
 			}
-			got, because := j.proveByText(node, walk(j.newRoot, spec), c)
+			read, ok := j.readBy(append(apiextv1.ValidationRules{c.After}, node.XValidations...), &constants{})
+			if !ok {
+				t.Fatal("a rule does not parse")
+			}
+			got, because := j.proveByText(node, walk(j.newRoot, spec), c, read)
 			if got != tc.want {
 				t.Errorf("%q → %q: %v (because %q), want %v", tc.before, tc.after, got, because, tc.want)
 			}

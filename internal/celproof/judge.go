@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -121,6 +122,20 @@ type Judge struct {
 	named string
 }
 
+// readBy is what the rules read of self and oldSelf, with their literals added to consts; ok is
+// false when one of them does not parse.
+func (j *Judge) readBy(rules []apiextv1.ValidationRule, consts *constants) (read *refNode, ok bool) {
+	read = &refNode{}
+	for _, r := range rules {
+		a, ok := j.parse(r.Rule)
+		if !ok {
+			return nil, false
+		}
+		collect(a, read, consts)
+	}
+	return read, true
+}
+
 // parse parses a rule once per judge, with the API server's stored-expressions environment.
 func (j *Judge) parse(rule string) (*celast.AST, bool) {
 	if a, ok := j.parsed[rule]; ok {
@@ -185,17 +200,12 @@ func (j *Judge) Judge(c Change) (res Result) {
 		return Result{}
 	}
 	all := append([]apiextv1.ValidationRule{c.After}, oldNode.XValidations...)
-	root := &refNode{}
 	g := &gen{limit: Limit}
-	transition := false
-	for _, r := range all {
-		a, ok := j.parse(r.Rule)
-		if !ok {
-			return Result{}
-		}
-		collect(a, root, &g.consts)
-		transition = transition || usesOldSelf(r)
+	root, ok := j.readBy(all, &g.consts)
+	if !ok {
+		return Result{}
 	}
+	transition := slices.ContainsFunc(all, usesOldSelf)
 	g.resourceRoot = nil
 	if isRoot {
 		g.resourceRoot = oldNode
@@ -267,7 +277,7 @@ func (j *Judge) Judge(c Change) (res Result) {
 	switch {
 	case unsafe:
 	case !complete:
-		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c)
+		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c, root)
 		res.ByText = res.Verdict.Safe()
 	case c.Before == nil:
 		res.Verdict = Implied
