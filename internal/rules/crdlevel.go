@@ -132,7 +132,12 @@ func compareCRD(e *emitter) {
 		}
 	}
 	if o.Spec.PreserveUnknownFields && !w.Spec.PreserveUnknownFields {
-		e.crd(preserveUnknownRemoved, finding.Base, crd.Path{"spec", "preserveUnknownFields"}, true, false, "spec.preserveUnknownFields was turned off, so unknown fields of every version will be pruned")
+		at := crd.Path{"spec", "preserveUnknownFields"}
+		what := "spec.preserveUnknownFields was turned off"
+		if !e.pair.Old.Has(at) {
+			what = "spec.preserveUnknownFields is no longer true (the v1beta1 CRD leaves it unset, which the API server defaults to true)"
+		}
+		e.crd(preserveUnknownRemoved, finding.Base, at, true, false, "%s, so unknown fields of every version will be pruned", what)
 	}
 }
 
