@@ -90,6 +90,24 @@ func indexOf(cs []*crd.CRD, used []bool, ok func(*crd.CRD) bool) int {
 }
 
 // rel is a file's path under the tree's root.
+// Rel returns a file's path below the tree's root, the path copies of a CRD are paired by.
+func (t *Tree) Rel(file string) string { return t.rel(file) }
+
+// SingleFile reports whether everything the tree holds was read from one file.
+func (t *Tree) SingleFile() bool {
+	files := map[string]bool{}
+	for _, c := range t.CRDs {
+		files[c.File] = true
+	}
+	for _, p := range t.Problems {
+		files[p.File] = true
+	}
+	for _, p := range t.Unread {
+		files[p.File] = true
+	}
+	return len(files) <= 1
+}
+
 func (t *Tree) rel(file string) string {
 	if t.Root == "" {
 		return file

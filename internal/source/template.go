@@ -140,13 +140,14 @@ func (p *Tree) readTemplate(name string, data []byte) {
 	if line > 0 {
 		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, the schema is templated (Helm or envsubst), so it cannot be checked", name, line))
 		for _, c := range docs {
-			p.SkippedNames = append(p.SkippedNames, c.Name)
+			p.Unread = append(p.Unread, crd.Problem{File: name, Line: line, Name: c.Name, Message: "the schema is templated (Helm or envsubst)"})
 		}
 		return
 	}
 	for _, pr := range problems {
 		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, a template that does not read as YAML with its actions set aside: %s", pr.File, pr.Line, pr.Message))
-		p.SkippedNames = append(p.SkippedNames, pr.Name)
+		pr.Message = "a template that does not read as YAML with its actions set aside: " + pr.Message
+		p.Unread = append(p.Unread, pr)
 	}
 	for _, c := range docs {
 		switch {

@@ -33,8 +33,9 @@ type Tree struct {
 	// Skipped are templates that could not be checked (file:line: why); the caller names the
 	// side.
 	Skipped []string
-	// SkippedNames are the CRD names that skipped templates define, where known: not removed.
-	SkippedNames []string
+	// Unread are the CRDs of skipped templates (name where known, file, line, why): they are
+	// neither removed nor added, and the other side's copy cannot be compared with them.
+	Unread []crd.Problem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
 	// KeepObjects makes AddFile keep the non-CRD objects it reads.
@@ -167,7 +168,7 @@ func (t *Tree) merge(p *Tree) {
 	t.Problems = append(t.Problems, p.Problems...)
 	t.Notices = append(t.Notices, p.Notices...)
 	t.Skipped = append(t.Skipped, p.Skipped...)
-	t.SkippedNames = append(t.SkippedNames, p.SkippedNames...)
+	t.Unread = append(t.Unread, p.Unread...)
 	t.Objects = append(t.Objects, p.Objects...)
 }
 
