@@ -103,7 +103,7 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 			u.names[p.Name] = true
 		} else {
 			for _, c := range other.CRDs {
-				if sameInput(t, p.File, other, c.File) {
+				if source.SameInput(t, p.File, other, c.File) {
 					u.names[c.Name] = true // what the file held is unknown: its counterpart's CRDs
 				}
 			}
@@ -129,13 +129,4 @@ func fileHasProblem(t *source.Tree, file string) bool {
 
 func fileUnread(t *source.Tree, file string) bool {
 	return slices.ContainsFunc(t.Unread, func(p crd.Problem) bool { return p.File == file })
-}
-
-// sameInput reports whether a file of one side is the counterpart of a file of the other: the
-// same path in the tree, or the one file each side is when two files are compared.
-func sameInput(t *source.Tree, file string, other *source.Tree, otherFile string) bool {
-	if t.Rel(file) == other.Rel(otherFile) {
-		return true
-	}
-	return t.Root == "" && other.Root == "" && t.SingleFile() && other.SingleFile()
 }

@@ -38,6 +38,9 @@ type Tree struct {
 	Unread []crd.Problem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
+	// Input is the file the tree was read from when a comparison names one file (diff a.yaml
+	// b.yaml): that file is the counterpart of the other side's, whatever their names.
+	Input string
 	// KeepObjects makes AddFile keep the non-CRD objects it reads.
 	KeepObjects bool
 	// Root is the folder the tree was read from ("" for a commit): copies of a CRD are paired
@@ -66,7 +69,8 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.AddFile(filepath.ToSlash(path), data, true)
+		t.Input = filepath.ToSlash(path)
+		t.AddFile(t.Input, data, true)
 		return t, nil
 	}
 	var files []string
