@@ -180,6 +180,11 @@ func checkAdditionalProperties(n *node) {
 	oldOpen := o != nil && (o.Schema != nil || o.Allows)
 	newOpen := w != nil && (w.Schema != nil || w.Allows)
 	switch {
+	case oldOpen && !newOpen && isTrue(n.new.XPreserveUnknownFields) && len(n.new.Properties) == 0:
+		// Every key is still kept and no value is checked any more: a loosening, which
+		// preserve-unknown-fields-added reports. With properties, a key the old map accepted
+		// may now meet a property schema that refuses its value.
+		n.judge(kwAdditionalProperties)
 	case oldOpen && !newOpen:
 		n.judge(kwAdditionalProperties)
 		n.emit(additionalPropertiesRemoved, finding.Base, n.keyAt(finding.Base, kwAdditionalProperties), true, false, "%s no longer accepts arbitrary keys", n.path)
