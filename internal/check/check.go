@@ -69,7 +69,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)
 	}
-	r.Findings = append(r.Findings, samples(pairs, new.Objects)...)
+	fs, notices := samples(pairs, new)
+	r.Findings = append(r.Findings, fs...)
+	r.Notices = append(r.Notices, notices...)
 	finding.Sort(r.Findings)
 	return r
 }

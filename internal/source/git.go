@@ -467,12 +467,14 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	files = append(files, modified...)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].key() < files[j].key() })
 	var adds []File
+	cmp.New.Changed = map[string]bool{}
 	for _, c := range files {
 		if c.from != "" {
 			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old})
 		}
 		if c.to != "" {
 			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new})
+			cmp.New.Changed[c.to] = true
 		}
 		fd := FileDiff{From: c.from, To: c.to}
 		if crd.MentionsCRD(c.old) || crd.MentionsCRD(c.new) {

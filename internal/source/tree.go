@@ -41,6 +41,9 @@ type Tree struct {
 	// Input is the file the tree was read from when a comparison names one file (diff a.yaml
 	// b.yaml): that file is the counterpart of the other side's, whatever their names.
 	Input string
+	// Changed are the files a git comparison changed on this side; nil when every file counts
+	// as changed (folders and files compared as they are).
+	Changed map[string]bool
 	// KeepObjects makes AddFile keep the non-CRD objects it reads.
 	KeepObjects bool
 	// Root is the folder the tree was read from ("" for a commit): copies of a CRD are paired
