@@ -47,6 +47,19 @@ func withoutPatch(files map[string][]byte) map[string][]byte {
 	return out
 }
 
+// withPlaceholders is the project with a webhook patch whose caBundle and namespace are
+// placeholders that an install script fills in.
+func withPlaceholders(files map[string][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	for k, v := range files {
+		out[k] = v
+	}
+	p := "config/crd/patches/webhook_in_widgets.yaml"
+	text := strings.Replace(string(files[p]), "      clientConfig:\n", "      clientConfig:\n        caBundle: {{caBundle}}\n", 1)
+	out[p] = []byte(strings.Replace(text, "namespace: system", "namespace: ${WEBHOOK_NAMESPACE}", 1))
+	return out
+}
+
 // The v1 field removed in bases is reported although a patch and an assertion of the same CRD
 // sit next to it; the conversion webhook that the kustomization's patch adds makes the new v2
 // with another schema safe, and without the patch it is conversion-missing.
@@ -67,6 +80,8 @@ func TestKubebuilderPatches(t *testing.T) {
 		{"patched", old, new, removed + samples},
 		{"patch not applied", withoutPatch(old), withoutPatch(new), removed + missing + samples},
 		{"patch enabled by the change", withoutPatch(old), new, removed + samples},
+		// Patches that carry values filled in at install time still set the strategy.
+		{"patch with install-time placeholders", withPlaceholders(old), withPlaceholders(new), removed + samples},
 	} {
 		t.Run("diff/"+tc.name, func(t *testing.T) {
 			dirs := [2]string{t.TempDir(), t.TempDir()}
