@@ -27,7 +27,7 @@ var (
 // templated scalar values become a placeholder. It also returns the line of the first template
 // inside a schema (0 when there is none): such a file cannot be checked.
 func detemplate(data []byte) ([]byte, int) {
-	lines := strings.Split(string(data), "\n")
+	lines := strings.Split(blankMultiLineActions(string(data)), "\n")
 	schemaIndent, inSchema := -1, 0
 	for i, line := range lines {
 		trimmed := strings.TrimSpace(line)
@@ -56,6 +56,33 @@ func detemplate(data []byte) ([]byte, int) {
 		}
 	}
 	return []byte(strings.Join(lines, "\n")), inSchema
+}
+
+// blankMultiLineActions empties every template action that spans lines, such as the licence
+// header {{- /* … */ -}} Helm charts open their templates with, keeping its line breaks so every
+// line keeps its number.
+func blankMultiLineActions(text string) string {
+	var b strings.Builder
+	for {
+		start := strings.Index(text, "{{")
+		if start < 0 {
+			break
+		}
+		end := strings.Index(text[start:], "}}")
+		if end < 0 {
+			break
+		}
+		end += start + 2
+		b.WriteString(text[:start])
+		if act := text[start:end]; strings.Contains(act, "\n") {
+			b.WriteString(strings.Repeat("\n", strings.Count(act, "\n")))
+		} else {
+			b.WriteString(act)
+		}
+		text = text[end:]
+	}
+	b.WriteString(text)
+	return b.String()
 }
 
 // nextIndent is the indentation of the next line of YAML content (-1 at the end).
