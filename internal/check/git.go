@@ -109,9 +109,11 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			groups = append(groups, c.Object.Spec.Group)
 		}
 	}
-	if main.New.Objects, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
+	var notices []string
+	if main.New.Objects, notices, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
 		return nil, err
 	}
+	main.New.Notices = append(main.New.Notices, notices...)
 	if o.Cluster != nil {
 		var names []string
 		for _, c := range main.New.CRDs {

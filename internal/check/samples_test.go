@@ -2,8 +2,12 @@ package check
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A sample the base schema already refused is the change's problem only where the change
@@ -37,5 +41,30 @@ func TestGitSamplesAlreadyInvalid(t *testing.T) {
 				t.Errorf("notices %q, want %q", res.Notices, tc.notices)
 			}
 		})
+	}
+}
+
+// A sample whose blob is missing (a partial clone, actions/checkout with filter: blob:none) is a
+// notice; the CRDs are still compared.
+func TestGitSampleUnreadable(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/old.yaml"))
+	sample := []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: lost\n  namespace: default\nspec:\n  size: 7\n")
+	tr.Write("config/samples/widget.yaml", sample)
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+	tr.Commit("lower the maximum")
+	blob := plumbing.ComputeHash(plumbing.BlobObject, sample).String()
+	if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
+	want := []string{
+		"reading config/samples/widget.yaml: object not found; it is unchanged, so it was left out (a copy of a changed CRD in it is not compared)",
+		"samples: reading config/samples/widget.yaml: object not found; not validated",
+	}
+	if !slices.Equal(res.Notices, want) {
+		t.Errorf("notices %q, want %q", res.Notices, want)
 	}
 }

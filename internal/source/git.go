@@ -618,7 +618,10 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 		}
 		data, err := r.readBlob(name, entry)
 		if err != nil {
-			return err
+			// The file is the same on both sides, so nothing in it changed; say that it was not
+			// read (a partial clone lacks unchanged blobs) and go on.
+			cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%v; it is unchanged, so it was left out (a copy of a changed CRD in it is not compared)", err))
+			return nil
 		}
 		if !crd.MentionsCRD(data) || !containsAny(data, needles) {
 			return nil
@@ -721,13 +724,13 @@ func (d *Diff) HeadPosition(basePath string, line int) (string, int, bool) {
 // Objects reads the Kubernetes objects of a commit that may be custom resources of the given API
 // groups: from the files matching globs when there are any, else from every YAML or JSON file
 // that mentions one of the groups. Excluded paths are never read.
-func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, error) {
+func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, []string, error) {
 	if len(groups) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
+		return nil, nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
 	}
 	// A custom resource names its group in apiVersion; a mere mention (CRD descriptions are full
 	// of them) is not enough to parse a file. Every form contains "group/", so one scan for that
@@ -753,14 +756,19 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		return false
 	}
 	filter := Filter{Paths: globs, Exclude: exclude}
-	var out []*crd.Object
+	var (
+		out     []*crd.Object
+		notices []string
+	)
 	err = eachFile(tree, func(name string, entry object.TreeEntry) error {
 		if !filter.Allows(name) {
 			return nil
 		}
 		data, err := r.readBlob(name, entry)
 		if err != nil {
-			return err
+			// A sample is evidence, not the subject: one that cannot be read is a notice.
+			notices = append(notices, fmt.Sprintf("samples: %v; not validated", err))
+			return nil
 		}
 		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) || hasTemplate(data) {
 			return nil
@@ -768,5 +776,5 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		out = append(out, crd.ParseObjects(name, data)...)
 		return nil
 	})
-	return out, err
+	return out, notices, err
 }
