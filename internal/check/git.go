@@ -12,7 +12,8 @@ import (
 
 // GitOptions says which commits of a repository to compare.
 type GitOptions struct {
-	// Base is the ref the change goes into; head is compared with its merge base with Head.
+	// Base is the ref the change goes into; head is compared with its merge base with Head, or
+	// with Base itself when Base is a release (a tag).
 	Base string
 	// Head is the ref with the change; HEAD when empty.
 	Head string
@@ -41,6 +42,8 @@ type GitResult struct {
 	Diff *source.Diff
 	// Base, Head and MergeBase are the resolved commit SHAs.
 	Base, Head, MergeBase string
+	// Release says base is a release (a tag), compared with head directly (MergeBase is Base).
+	Release bool
 	// Working lists the manifests whose uncommitted working-tree content was compared.
 	Working []string
 	// Behind counts the commits of base that the merge base does not have (0 when base is an
@@ -64,9 +67,14 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
-	mb, err := repo.MergeBase(base, head)
-	if err != nil {
-		return nil, err
+	// A release is compared as it is: upgrading from v1.0.0 replaces its CRDs with head's, and
+	// what only its release branch had (a backport) must not be lost in a merge base. A branch
+	// is compared with its merge base, as a pull request shows it.
+	mb, release := base, repo.IsRelease(o.Base)
+	if !release {
+		if mb, err = repo.MergeBase(base, head); err != nil {
+			return nil, err
+		}
 	}
 	var working map[string][]byte
 	if o.WorkingTree {
@@ -133,7 +141,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	opts := rules.Options{StoredVersions: stored, KubernetesVersion: o.KubernetesVersion}
 	history := readHistory(repo, mb, main, &opts)
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
-		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String()}
+		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String(), Release: release}
 	if mb.Hash != base.Hash {
 		if res.Behind, res.BehindAtLeast, err = source.CommitsAhead(mb, base); err != nil {
 			return nil, err

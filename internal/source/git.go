@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
@@ -102,6 +103,24 @@ func (r *Repo) Commit(ref string) (*object.Commit, error) {
 	r.want(h)
 	r.complete[h] = true
 	return c, nil
+}
+
+// IsRelease reports whether a ref names a release: a tag, and no branch (local or origin's) of
+// the same name.
+func (r *Repo) IsRelease(ref string) bool {
+	name := strings.TrimPrefix(ref, "refs/tags/")
+	if _, err := r.repo.Reference(plumbing.NewTagReferenceName(name), false); err != nil {
+		return false
+	}
+	if name != ref {
+		return true
+	}
+	for _, branch := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewRemoteReferenceName("origin", ref)} {
+		if _, err := r.repo.Reference(branch, false); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Repo) resolve(ref string) (*object.Commit, error) {
