@@ -13,7 +13,7 @@ import (
 // GitOptions says which commits of a repository to compare.
 type GitOptions struct {
 	// Base is the ref the change goes into; head is compared with its merge base with Head, or
-	// with Base itself when Base is a release (a tag).
+	// with Base itself when both are releases (Base a tag, Head not a branch).
 	Base string
 	// Head is the ref with the change; HEAD when empty.
 	Head string
@@ -42,7 +42,7 @@ type GitResult struct {
 	Diff *source.Diff
 	// Base, Head and MergeBase are the resolved commit SHAs.
 	Base, Head, MergeBase string
-	// Release says base is a release (a tag), compared with head directly (MergeBase is Base).
+	// Release says base and head are releases, compared directly (MergeBase is Base).
 	Release bool
 	// Working lists the manifests whose uncommitted working-tree content was compared.
 	Working []string
@@ -67,10 +67,11 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
-	// A release is compared as it is: upgrading from v1.0.0 replaces its CRDs with head's, and
-	// what only its release branch had (a backport) must not be lost in a merge base. A branch
-	// is compared with its merge base, as a pull request shows it.
-	mb, release := base, repo.IsRelease(o.Base)
+	// Two releases are compared as they are: upgrading from v1.0.0 to v1.1.0 replaces the one's
+	// CRDs with the other's, and what only the old release's branch had (a backport) must not
+	// be lost in a merge base. A branch is compared with its merge base, as a pull request shows
+	// it. Head counts as a release unless it is a branch (a tag, a SHA, a detached checkout).
+	mb, release := base, repo.IsRelease(o.Base) && !repo.IsBranch(o.Head)
 	if !release {
 		if mb, err = repo.MergeBase(base, head); err != nil {
 			return nil, err

@@ -21,16 +21,18 @@ func TestGitReleasesAreComparedAsTheyAre(t *testing.T) {
 	tr.Tag("v1.1.0", release)
 	tr.Branch("main", release)
 	for _, tc := range []struct {
-		base, want string
-		release    bool
+		base, head, want string
+		release          bool
 	}{
-		{"v1.0.1", "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n", true},
-		{"refs/tags/v1.0.1", "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n", true},
-		// Twin: the release branch is a branch, compared through the merge base (v1.0.0).
-		{"release-1.0", "", false},
+		{"v1.0.1", "v1.1.0", "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n", true},
+		{"refs/tags/v1.0.1", release.String(), "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n", true},
+		// Twins: a branch on either side is compared through the merge base (v1.0.0), as a pull
+		// request would be.
+		{"release-1.0", "v1.1.0", "", false},
+		{"v1.0.1", "main", "", false},
 	} {
-		t.Run(tc.base, func(t *testing.T) {
-			res := tr.check(GitOptions{Base: tc.base, Head: "v1.1.0"})
+		t.Run(tc.base+"..."+tc.head, func(t *testing.T) {
+			res := tr.check(GitOptions{Base: tc.base, Head: tc.head})
 			assertFindings(t, res, tc.want)
 			wantBase := backport.String()
 			wantMergeBase := fork.String()

@@ -32,8 +32,8 @@ type Compared struct {
 	MergeBase string `json:"mergeBase"`
 	// WorkingTree says uncommitted manifests of the working tree were laid over head.
 	WorkingTree bool `json:"workingTree,omitempty"`
-	// Release says base is a release (a tag), compared with head as it is, not through the merge
-	// base: upgrading from it replaces its CRDs with head's, whatever the branches.
+	// Release says base and head are releases (base a tag, head not a branch), compared as they
+	// are, not through the merge base: upgrading replaces the one's CRDs with the other's.
 	Release bool `json:"release,omitempty"`
 	// BaseRef and HeadRef are the refs as the user gave them, for people.
 	BaseRef string `json:"-"`

@@ -112,15 +112,22 @@ func (r *Repo) IsRelease(ref string) bool {
 	if _, err := r.repo.Reference(plumbing.NewTagReferenceName(name), false); err != nil {
 		return false
 	}
-	if name != ref {
-		return true
+	return name != ref || !r.IsBranch(ref)
+}
+
+// IsBranch reports whether a ref names a branch (local or origin's), or is HEAD checked out on
+// a branch.
+func (r *Repo) IsBranch(ref string) bool {
+	if ref == "HEAD" {
+		h, err := r.repo.Reference(plumbing.HEAD, false)
+		return err == nil && h.Type() == plumbing.SymbolicReference && h.Target().IsBranch()
 	}
-	for _, branch := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewRemoteReferenceName("origin", ref)} {
-		if _, err := r.repo.Reference(branch, false); err == nil {
-			return false
+	for _, branch := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewRemoteReferenceName("origin", ref), plumbing.ReferenceName(ref)} {
+		if _, err := r.repo.Reference(branch, false); err == nil && (branch.IsBranch() || branch.IsRemote()) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 func (r *Repo) resolve(ref string) (*object.Commit, error) {
