@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"unicode/utf16"
 
 	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
@@ -317,6 +318,18 @@ type FileDiff struct {
 	From, To string
 	Hunks    []Hunk
 	Changes  []Hunk
+	// newLen is the number of lines of the head file (0: not known).
+	newLen int
+	// old and new are the contents (nil when not known); pending says the hunks are still to
+	// compute: a diff is computed only for the files a finding is placed in.
+	old, new []byte
+	pending  bool
+}
+
+// LazyFileDiff is NewFileDiff computed when the file is first looked at, so a pull request's
+// many changed manifests cost a diff only where a finding lands.
+func LazyFileDiff(from, to string, old, new []byte) FileDiff {
+	return FileDiff{From: from, To: to, old: old, new: new, pending: true}
 }
 
 // Diff is the unified diff between two commits, file by file.
@@ -351,7 +364,32 @@ func (d *Diff) File(path string, head bool) (FileDiff, bool) {
 	if !ok {
 		return FileDiff{}, false
 	}
+	if f := &d.Files[i]; f.pending {
+		*f = NewFileDiff(f.From, f.To, f.old, f.new)
+	}
 	return d.Files[i], true
+}
+
+// endColumn is the column after the last character of a line of a file in head, in UTF-16
+// code units (SARIF's default column kind); 0 when the diff does not hold the file's text.
+func (d *Diff) endColumn(path string, line int) int {
+	f, ok := d.File(path, true)
+	if !ok || f.new == nil || line < 1 {
+		return 0
+	}
+	rest := f.new
+	for n := 1; n < line; n++ {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return 0
+		}
+		rest = rest[i+1:]
+	}
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	rest = bytes.TrimSuffix(rest, []byte("\r"))
+	return len(utf16.Encode([]rune(string(rest)))) + 1
 }
 
 // Contains reports whether a line of a file on one side is shown by the diff: an added, removed
@@ -403,12 +441,16 @@ type Comparison struct {
 // manifests the filter allows are ever read: the cost follows the changed manifests, not the
 // changed files.
 func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error) {
-	return r.CompareWorking(oldC, newC, f, nil)
+	return r.CompareWorking(oldC, newC, f, nil, nil)
 }
 
 // CompareWorking is Compare with newC's manifests overlaid by working (path → content, nil for
-// deleted), the uncommitted changes of WorkingChanges.
-func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[string][]byte) (*Comparison, error) {
+// deleted), the uncommitted changes of WorkingChanges. The changed manifests samples allows
+// (nil: none) are in the diff too, paired as moved with the others as GitHub pairs them, so
+// that findings on samples land on the lines the pull request shows; they are never read for
+// CRDs.
+func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[string][]byte, samples *Filter) (*Comparison, error) {
+	diffed := func(name string) bool { return f.Allows(name) || samples != nil && samples.Allows(name) }
 	oldTree, err := oldC.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("reading tree of %s: %w", short(oldC), err)
@@ -428,13 +470,13 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		from, to := ch.From.Name, ch.To.Name
 		changed[from], changed[to] = true, true
 		var c changedFile
-		if from != "" && f.Allows(from) {
+		if from != "" && diffed(from) {
 			if c.old, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
 				return nil, err
 			}
 			c.from = from
 		}
-		if to != "" && f.Allows(to) {
+		if to != "" && diffed(to) {
 			if c.new, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
 				return nil, err
 			}
@@ -468,17 +510,13 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	sort.SliceStable(files, func(i, j int) bool { return files[i].key() < files[j].key() })
 	var adds []File
 	for _, c := range files {
-		if c.from != "" {
+		if c.from != "" && f.Allows(c.from) {
 			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old})
 		}
-		if c.to != "" {
+		if c.to != "" && f.Allows(c.to) {
 			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new})
 		}
-		fd := FileDiff{From: c.from, To: c.to}
-		if crd.MentionsCRD(c.old) || crd.MentionsCRD(c.new) {
-			fd = NewFileDiff(c.from, c.to, c.old, c.new) // only files that can carry findings need hunks
-		}
-		cmp.Diff.Add(fd)
+		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
 	}
 	AddFiles(adds)
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
@@ -687,33 +725,43 @@ func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
 	return readCapped(path, rd)
 }
 
-// HeadPosition maps a line of a file in the base commit to the nearest line of the same file in
-// head, for annotations, which can only point at head: exact outside hunks and in their context
-// lines, where the line was for removed lines. It returns the head path and line, or
-// false when the file is gone from head.
-func (d *Diff) HeadPosition(basePath string, line int) (string, int, bool) {
-	f, ok := d.File(basePath, false)
-	if !ok {
-		return basePath, line, true // unchanged file: same path, same line
+// HeadPosition maps a line of a file in the base commit to the line of the same file in head
+// where it is, for channels that can only point at head: a kept line (outside the hunks or in
+// their context) to its own head line, counting every insertion and removal above it; a removed
+// line to the first kept head line after the removed run — where the removed lines were, never
+// a line the change added in their place — or, at the end of the file, the last kept line
+// before them. It returns the head path and line, whether the line was removed, and false when
+// the file is gone from head.
+func (d *Diff) HeadPosition(basePath string, line int) (path string, head int, removed, ok bool) {
+	f, found := d.File(basePath, false)
+	if !found {
+		return basePath, line, false, true // unchanged file: same path, same line
 	}
 	if f.To == "" {
-		return "", 0, false
+		return "", 0, true, false
 	}
 	offset := 0
-	for _, h := range f.Hunks {
-		switch {
-		case line < h.OldStart:
-			return f.To, max(line+offset, 1), true
-		case line < h.OldStart+h.OldLines:
-			if oldEnd := h.OldStart + h.OldLines - 1; oldEnd-line < Context && h.NewLines > 0 {
-				// Trailing context lines are the same lines on both sides: count from the end.
-				return f.To, max(h.NewStart+h.NewLines-1-(oldEnd-line), 1), true
-			}
-			return f.To, max(h.NewStart+min(line-h.OldStart, max(h.NewLines-1, 0)), 1), true
+	for _, c := range f.Changes {
+		first := c.OldStart // the first removed line; a pure insertion comes after OldStart
+		if c.OldLines == 0 {
+			first++
 		}
-		offset += h.NewLines - h.OldLines
+		if line < first {
+			break
+		}
+		if line < first+c.OldLines {
+			after := c.NewStart + c.NewLines // the kept line after the run
+			if c.NewLines == 0 {
+				after = c.NewStart + 1
+			}
+			if f.newLen > 0 && after > f.newLen {
+				after -= c.NewLines + 1 // the end of the file: the kept line before the run
+			}
+			return f.To, max(after, 1), true, true
+		}
+		offset += c.NewLines - c.OldLines
 	}
-	return f.To, max(line+offset, 1), true
+	return f.To, max(line+offset, 1), false, true
 }
 
 // Objects reads the Kubernetes objects of a commit that may be custom resources of the given API

@@ -28,7 +28,7 @@ func Hunks(old, new []byte) []Hunk {
 // hunks, and without context the runs of removed and added lines.
 func NewFileDiff(from, to string, old, new []byte) FileDiff {
 	_, _, ca, cb := diffLines(old, new)
-	return FileDiff{From: from, To: to, Hunks: hunksOf(ca, cb, Context), Changes: hunksOf(ca, cb, 0)}
+	return FileDiff{From: from, To: to, Hunks: hunksOf(ca, cb, Context), Changes: hunksOf(ca, cb, 0), newLen: len(cb), old: old, new: new}
 }
 
 // diffLines splits both contents into lines and marks the removed and added ones as git would.
