@@ -134,14 +134,7 @@ func TestSARIFCap(t *testing.T) {
 		r.Findings = append(r.Findings, finding.Finding{Rule: "field-removed", Severity: sev, Path: fmt.Sprintf(".spec.f%d", i),
 			Message: "m", Location: finding.Location{File: "a.yaml", Line: i + 1, Side: finding.Head}})
 	}
-	var buf bytes.Buffer
-	if err := SARIF(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	var log sarifLog
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	_, log := writeSARIF(t, r)
 	run := log.Runs[0]
 	errors, warnings, last := 0, 0, 0
 	for _, res := range run.Results {
@@ -164,4 +157,18 @@ func TestSARIFCap(t *testing.T) {
 	if len(notes) != 1 || notes[0].Message.Text != "3 more findings at warning or above not in this log: GitHub code scanning shows at most 5000 results of a run (errors are kept first); the JSON report has them all" {
 		t.Errorf("notifications %+v", notes)
 	}
+}
+
+// writeSARIF renders r as SARIF and reads the log back.
+func writeSARIF(t *testing.T, r Report) ([]byte, sarifLog) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := SARIF(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var log sarifLog
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), log
 }
