@@ -318,10 +318,11 @@ type FileDiff struct {
 	From, To string
 	Hunks    []Hunk
 	Changes  []Hunk
-	// newLen is the number of lines of the head file (0: not known).
-	newLen int
-	// old and new are the contents (nil when not known); pending says the hunks are still to
-	// compute: a diff is computed only for the files a finding is placed in.
+	// oldLines and newLines are the lines of each side (nil when not known), for placing
+	// findings: a removed key's block, a line's length.
+	oldLines, newLines [][]byte
+	// old and new are the contents while pending: a diff is computed only for the files a
+	// finding is placed in.
 	old, new []byte
 	pending  bool
 }
@@ -374,22 +375,11 @@ func (d *Diff) File(path string, head bool) (FileDiff, bool) {
 // code units (SARIF's default column kind); 0 when the diff does not hold the file's text.
 func (d *Diff) endColumn(path string, line int) int {
 	f, ok := d.File(path, true)
-	if !ok || f.new == nil || line < 1 {
+	if !ok || line < 1 || line > len(f.newLines) {
 		return 0
 	}
-	rest := f.new
-	for n := 1; n < line; n++ {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			return 0
-		}
-		rest = rest[i+1:]
-	}
-	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
-	}
-	rest = bytes.TrimSuffix(rest, []byte("\r"))
-	return len(utf16.Encode([]rune(string(rest)))) + 1
+	text := bytes.TrimRight(f.newLines[line-1], "\r\n")
+	return len(utf16.Encode([]rune(string(text)))) + 1
 }
 
 // Contains reports whether a line of a file on one side is shown by the diff: an added, removed
@@ -754,7 +744,7 @@ func (d *Diff) HeadPosition(basePath string, line int) (path string, head int, r
 			if c.NewLines == 0 {
 				after = c.NewStart + 1
 			}
-			if f.newLen > 0 && after > f.newLen {
+			if f.newLines != nil && after > len(f.newLines) {
 				after -= c.NewLines + 1 // the end of the file: the kept line before the run
 			}
 			return f.To, max(after, 1), true, true

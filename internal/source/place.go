@@ -48,7 +48,7 @@ func (d *Diff) headOfBase(basePath string, line int) (path string, head int, rem
 		return path, head, removed, ok
 	}
 	f, _ := d.File(basePath, false)
-	lines := splitLines(f.old)
+	lines := f.oldLines
 	if end := blockEnd(lines, line); end > line && end < len(lines) {
 		_, head, _, _ = d.HeadPosition(basePath, end+1)
 	}
