@@ -158,7 +158,7 @@ func sarifContext(run *sarif.Run, compared *Compared, notices []string) {
 	}
 	inv := sarif.NewInvocation().WithExecutionSuccess(true)
 	for _, n := range notices {
-		inv.AddTToolExecutionNotification(sarif.NewNotification().WithLevel("note").WithTextMessage(n))
+		inv.AddTToolExecutionNotification(sarif.NewNotification().WithLevel("note").WithTextMessage(Defuse(n)))
 	}
 	run.AddInvocations(inv)
 }
