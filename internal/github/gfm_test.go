@@ -26,7 +26,7 @@ var hostileTexts = []string{
 	"see <https://evil.example> or www.evil.example or mail admin@evil.example, fixes #12",
 	"![img](https://evil.example/x.png) [ref][1] [^note]\n\n[1]: https://evil.example",
 	"*emph* _emph_ **strong** ~~gone~~ $x^2$ a\\*b `a|b` <!-- hidden --> &lt; &amp;",
-	"# heading", "> quote", "- item", "1. item", "    indented code", "```", "| a | b |", "---",
+	"# heading", "#12 at the start", "> quote", "- item", "1. item", "    indented code", "```", "| a | b |", "---",
 	".spec.labels.*.x.*", `self.all(x, x.matches('^[a-z]+$')) && size(self) <= 3`,
 }
 
@@ -75,10 +75,11 @@ func find(n *html.Node, tag string) *html.Node {
 	return nil
 }
 
-var mention = regexp.MustCompile(`@[A-Za-z0-9]`)
+// mention is what GitHub links in rendered text, after Markdown: @-mentions and #-references.
+var mention = regexp.MustCompile(`@[A-Za-z0-9]|#[0-9]`)
 
 // inert fails when the rendered document holds an element crdguard's templates do not make, a
-// link that is not to the rules' docs, an HTML comment, or an @-mention.
+// link that is not to the rules' docs, an HTML comment, an @-mention or an issue reference.
 func inert(t *testing.T, what string, doc *html.Node, docsURL string) {
 	t.Helper()
 	ours := []string{"html", "head", "body", "p", "strong", "code", "h2", "h3", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul", "li", "blockquote", "a"}

@@ -31,10 +31,10 @@ func Escape(s string) string {
 		case strings.ContainsRune("\\`*_~[]|$", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case i == 0 && strings.ContainsRune("#+-=", r): // a heading, list item or underline
-			b.WriteByte('\\')
-			b.WriteRune(r)
 		default:
+			if i == 0 && strings.ContainsRune("#+-=", r) { // a heading, list item or underline
+				b.WriteByte('\\')
+			}
 			b.WriteRune(r)
 			if defuseAfter(s, i, r) {
 				b.WriteString(zwsp)

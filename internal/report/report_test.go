@@ -123,6 +123,7 @@ func TestEscapers(t *testing.T) {
 			"*bold* _it_ `code`":   "\\*bold\\* \\_it\\_ \\`code\\`",
 			"~~s~~ $x$ \\":         "\\~\\~s\\~\\~ \\$x\\$ \\\\",
 			"# heading":            "\\# heading",
+			"#12 first":            "\\#\u200b12 first",
 			"- item":               "\\- item",
 			"12. item":             "12\\. item",
 			".spec.labels.*":       ".spec.labels.\\*",
