@@ -39,7 +39,8 @@ func gadgets(withB bool) []byte {
 // annotations, workflow commands, SARIF, rdjson, JSON, the Markdown report and the check run
 // summary. The pull request inserts lines above a removed field in one hunk (and a property
 // in its place), removes a field from a file it moves, and edits a sample outside `paths` — a
-// file that mentions no CRD. Every channel that points at head must name the same head lines.
+// file that mentions no CRD — and an unchanged sample breaks. Every channel that points at head
+// must name the same head lines.
 func TestEveryChannelPlacesAlike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a repository")
@@ -48,6 +49,7 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/base.yaml")
 	repo.Write("config/crd/gadgets.yaml", gadgets(true))
 	repo.Write("config/samples/widget.yaml", []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: small\nspec:\n  size: 3\n  color: red\n"))
+	repo.Write("config/samples/big.yaml", []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: big\nspec:\n  size: 9\n"))
 	base := repo.Commit("base")
 	headCRD, err := os.ReadFile("../../testdata/action/pr/base.yaml")
 	if err != nil {
@@ -79,6 +81,7 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 	want := []string{
 		"config/crd/widgets.yaml:29:field-removed", // .spec.name: removed below an inserted line; at size:, not at label:
 		"config/crd/widgets.yaml:32:max-decreased",
+		"config/samples/big.yaml:6:sample-invalid", // unchanged: in the review body
 		"config/samples/widget.yaml:6:sample-invalid",
 		"deploy/gadgets-crd.yaml:26:field-removed", // .spec.b, in the moved file: at f00
 	}
@@ -126,7 +129,7 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 				Locations []struct {
 					PhysicalLocation struct {
 						ArtifactLocation struct{ URI, URIBaseID string } `json:"artifactLocation"`
-						Region           struct{ StartLine, EndLine int }
+						Region           struct{ StartLine, StartColumn, EndLine, EndColumn int }
 					}
 				}
 			}
@@ -137,8 +140,13 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 	}
 	for _, r := range sarif.Runs[0].Results {
 		pl := r.Locations[0].PhysicalLocation
-		if pl.Region.EndLine != pl.Region.StartLine {
-			t.Errorf("SARIF region %+v spans lines", pl.Region)
+		data, err := os.ReadFile(repo.Dir + "/" + pl.ArtifactLocation.URI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Split(string(data), "\n")[pl.Region.StartLine-1]
+		if pl.Region.EndLine != pl.Region.StartLine || pl.Region.StartColumn != 1 || pl.Region.EndColumn != len(text)+1 || pl.ArtifactLocation.URIBaseID != "%SRCROOT%" {
+			t.Errorf("SARIF location %+v, want the whole line %q", pl, text)
 		}
 		add("sarif", pl.ArtifactLocation.URI, pl.Region.StartLine, r.RuleID)
 	}
@@ -193,8 +201,8 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rr.Inline != 4 || rr.FileLevel != 0 || rr.InBody != 0 {
-		t.Errorf("review %+v, want 4 inline comments", rr)
+	if rr.Inline != 4 || rr.FileLevel != 0 || rr.InBody != 1 {
+		t.Errorf("review %+v, want 4 inline comments and the unchanged sample in the body", rr)
 	}
 	var comments []string
 	for _, c := range srv.Comments {

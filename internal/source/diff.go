@@ -32,6 +32,10 @@ type Diff struct {
 	Files  []FileDiff
 	byTo   map[string]int
 	byFrom map[string]int
+	// read, when set, reads a file of head the diff does not hold (an unchanged sample or CRD
+	// copy), for the length of a line; unchanged caches its lines.
+	read      func(path string) ([]byte, bool)
+	unchanged map[string][][]byte
 }
 
 // Add records one changed file.
@@ -68,12 +72,31 @@ func (d *Diff) File(path string, head bool) (FileDiff, bool) {
 // endColumn is the column after the last character of a line of a file in head, in UTF-16
 // code units (SARIF's default column kind); 0 when the diff does not hold the file's text.
 func (d *Diff) endColumn(path string, line int) int {
-	f, ok := d.File(path, true)
-	if !ok || line < 1 || line > len(f.newLines) {
+	lines := d.headLines(path)
+	if line < 1 || line > len(lines) {
 		return 0
 	}
-	text := bytes.TrimRight(f.newLines[line-1], "\r\n")
+	text := bytes.TrimRight(lines[line-1], "\r\n")
 	return len(utf16.Encode([]rune(string(text)))) + 1
+}
+
+// headLines are the lines of a file of head: from the diff when it changed, else read once.
+func (d *Diff) headLines(path string) [][]byte {
+	if f, ok := d.File(path, true); ok {
+		return f.newLines
+	}
+	if d.read == nil {
+		return nil
+	}
+	if lines, ok := d.unchanged[path]; ok {
+		return lines
+	}
+	if d.unchanged == nil {
+		d.unchanged = map[string][][]byte{}
+	}
+	data, _ := d.read(path)
+	d.unchanged[path] = splitLines(data)
+	return d.unchanged[path]
 }
 
 // Contains reports whether a line of a file on one side is shown by the diff: an added, removed

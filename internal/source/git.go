@@ -382,7 +382,7 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		}
 	}
 	delete(changed, "")
-	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{}}
+	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{read: r.reader(newTree, working)}}
 	files, complete := pairRenames(deleted, added)
 	if !complete {
 		cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%d deleted and %d added manifests: more than git's rename limit (%d), so only identical files were paired as moved, as git and GitHub do", len(deleted), len(added), RenameLimit))
