@@ -83,7 +83,8 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			return nil, err
 		}
 	}
-	main, err := repo.CompareWorking(mb, head, o.Filter, working)
+	samples := source.Filter{Paths: o.Samples, Exclude: o.Filter.Exclude}
+	main, err := repo.CompareWorking(mb, head, o.Filter, working, &samples)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
-		cmp, err := repo.CompareWorking(c, head, o.Filter, working)
+		cmp, err := repo.CompareWorking(c, head, o.Filter, working, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -156,12 +157,14 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	for _, g := range unmatched {
 		res.Notices = append(res.Notices, source.UnmatchedNotice(g, "head"))
 	}
+	diffs := map[string]*source.Diff{"": main.Diff}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		seen[f.Key()] = true
 	}
 	compared := comparedNames(main.Old, main.New)
 	for _, b := range baselines {
+		diffs[b.ref] = b.cmp.Diff
 		r := Trees(b.cmp.Old, b.cmp.New, opts)
 		res.Notices = append(res.Notices, r.Notices...)
 		for n := range comparedNames(b.cmp.Old, b.cmp.New) {
@@ -188,6 +191,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	for _, sha := range repo.Fetched {
 		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
+	source.Place(res.Findings, diffs)
 	finding.Sort(res.Findings)
 	return res, nil
 }
