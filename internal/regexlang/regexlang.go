@@ -1,0 +1,291 @@
+// Package regexlang decides whether every string one regular expression matches is matched by
+// another, as Go's regexp (RE2 syntax, which the API server validates `pattern` and CEL's
+// matches() with) matches them: unanchored, a match anywhere in the string, unless the pattern
+// anchors itself. It compiles both patterns to regexp/syntax programs and explores the product
+// of their subset constructions breadth first, so a string the old pattern matches and the new
+// one does not is found at its shortest. The work is bounded; beyond the bound the answer is
+// Undecided.
+package regexlang
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Verdict is what Includes decided.
+type Verdict int
+
+// The verdicts.
+const (
+	// Undecided: a pattern does not compile, or the bound was reached.
+	Undecided Verdict = iota
+	// Included: every string the old pattern matches (within the bounds) the new one matches.
+	Included
+	// Witness: Examples are matched by the old pattern and not by the new one.
+	Witness
+)
+
+// Bounds restrict the strings that count, as minLength and maxLength do on the schema node (in
+// runes, as the API server counts them). Max < 0 means no upper bound.
+type Bounds struct {
+	Min, Max int
+}
+
+// Result is the decision for one pair of patterns.
+type Result struct {
+	Verdict Verdict
+	// Examples are strings the old pattern matches and the new one does not, shortest first.
+	Examples []string
+	// Why says why the verdict is Undecided.
+	Why string
+}
+
+// The bounds on the work, so that a hostile pattern ({1000} nested in {1000}) cannot stall a
+// run: product states explored, and rune intervals stepped over in total.
+const (
+	MaxStates = 4096
+	MaxSteps  = 1 << 18
+	// MaxExamples is how many witnesses are returned, for callers that must also meet
+	// constraints the automaton does not know (a format).
+	MaxExamples = 8
+)
+
+// Includes decides whether every string within b that old matches is matched by new.
+func Includes(old, new string, b Bounds) Result {
+	po, err := compile(old)
+	if err != nil {
+		return Result{Why: fmt.Sprintf("the old pattern does not compile: %v", err)}
+	}
+	pn, err := compile(new)
+	if err != nil {
+		return Result{Why: fmt.Sprintf("the new pattern does not compile: %v", err)}
+	}
+	if b.Max >= 0 && b.Min > b.Max {
+		return Result{Verdict: Included} // the old bounds allow no string at all
+	}
+	g := newGraph(po, pn)
+	if !g.explore() {
+		return Result{Why: fmt.Sprintf("comparing the patterns takes more than %d states or %d steps", MaxStates, MaxSteps)}
+	}
+	ex, ok := g.witnesses(b)
+	switch {
+	case !ok:
+		return Result{Why: fmt.Sprintf("searching for a string of the allowed lengths takes more than %d steps", MaxSteps)}
+	case len(ex) == 0:
+		return Result{Verdict: Included}
+	}
+	return Result{Verdict: Witness, Examples: ex}
+}
+
+// compile turns a pattern into the program Go's regexp runs (regexp.Compile: Perl flags,
+// simplified).
+func compile(pattern string) (*syntax.Prog, error) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return syntax.Compile(re.Simplify())
+}
+
+// The context of a position that empty-width assertions (^, $, \b, with (?m) too) look at: the
+// rune before it. The API server's strings are valid UTF-8 (JSON decoding replaces invalid
+// bytes), so the alphabet is every Unicode scalar value.
+const (
+	atBegin = iota // no rune before
+	afterNewline
+	afterWord
+	afterOther
+)
+
+// contextRune stands for each kind of previous rune in syntax.EmptyOpContext.
+var contextRune = [...]rune{atBegin: -1, afterNewline: '\n', afterWord: 'a', afterOther: ' '}
+
+func kindOf(r rune) int {
+	switch {
+	case r == '\n':
+		return afterNewline
+	case syntax.IsWordChar(r):
+		return afterWord
+	}
+	return afterOther
+}
+
+// state is a product state: for each side the program counters waiting for the next rune
+// (before the start of a new match is added and the ε-closure taken), and whether that side has
+// matched already (a match anywhere matches the string; a side that matched drops its threads).
+// The new side never has matched in an explored state: no extension can be a witness then.
+type state struct {
+	pcs     [2][]uint32
+	matched bool // the old side matched
+	prev    int
+}
+
+func (s *state) key() string {
+	var b strings.Builder
+	b.WriteByte(byte('0' + s.prev))
+	if s.matched {
+		b.WriteByte('m')
+	}
+	for i, pcs := range s.pcs {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		for _, pc := range pcs {
+			b.WriteString(strconv.FormatUint(uint64(pc), 36))
+			b.WriteByte(',')
+		}
+	}
+	return b.String()
+}
+
+// edge is a transition over one rune: every rune of the intervals it stands for leads to the
+// same state; r is a readable one of them.
+type edge struct {
+	r  rune
+	to int
+}
+
+// graph is the explored product automaton.
+type graph struct {
+	sides  [2]*syntax.Prog
+	ids    map[string]int
+	states []*state
+	edges  [][]edge
+	// accepts marks the states where the string read so far is a witness: the old side
+	// matches it and the new one does not.
+	accepts []bool
+	steps   int
+	// class numbers the rune instructions of each side by the runes they match, so that
+	// states waiting on the same classes share one partition of the alphabet (a class repeated
+	// {1,253} times is one class).
+	class   [2][]int
+	classes []*syntax.Inst
+	groups  map[string][]group
+}
+
+func (g *graph) add(s *state) int {
+	k := s.key()
+	if id, ok := g.ids[k]; ok {
+		return id
+	}
+	id := len(g.states)
+	g.ids[k] = id
+	g.states = append(g.states, s)
+	g.edges = append(g.edges, nil)
+	g.accepts = append(g.accepts, false)
+	return id
+}
+
+// explore builds every reachable product state; false when the bounds are reached.
+func (g *graph) explore() bool {
+	g.add(&state{prev: atBegin})
+	for id := 0; id < len(g.states); id++ {
+		if len(g.states) > MaxStates || g.steps > MaxSteps {
+			return false
+		}
+		g.expand(id)
+	}
+	return len(g.states) <= MaxStates && g.steps <= MaxSteps
+}
+
+// closure is what one side does at a position: the rune instructions waiting there, and
+// whether it matches there.
+type closure struct {
+	runes   []uint32
+	matched bool
+}
+
+// closeOver follows the ε-transitions of prog from pcs and from the program's start (a match
+// may begin at any position), under the empty-width flags of the position.
+func closeOver(prog *syntax.Prog, pcs []uint32, flags syntax.EmptyOp) closure {
+	var c closure
+	seen := make(map[uint32]bool, 2*len(pcs)+4)
+	stack := append(slices.Clone(pcs), uint32(prog.Start))
+	for len(stack) > 0 {
+		pc := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[pc] {
+			continue
+		}
+		seen[pc] = true
+		in := &prog.Inst[pc]
+		switch in.Op {
+		case syntax.InstAlt, syntax.InstAltMatch:
+			stack = append(stack, in.Out, in.Arg)
+		case syntax.InstCapture, syntax.InstNop:
+			stack = append(stack, in.Out)
+		case syntax.InstEmptyWidth:
+			if syntax.EmptyOp(in.Arg)&^flags == 0 {
+				stack = append(stack, in.Out)
+			}
+		case syntax.InstMatch:
+			c.matched = true
+		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+			c.runes = append(c.runes, pc)
+		}
+	}
+	slices.Sort(c.runes)
+	return c
+}
+
+// expand computes the edges of a state and whether it accepts.
+func (g *graph) expand(id int) {
+	s := g.states[id]
+	// At the end of the string.
+	old := closeOver(g.sides[0], s.pcs[0], syntax.EmptyOpContext(contextRune[s.prev], -1))
+	new := closeOver(g.sides[1], s.pcs[1], syntax.EmptyOpContext(contextRune[s.prev], -1))
+	g.accepts[id] = (s.matched || old.matched) && !new.matched
+	// Before each kind of next rune.
+	var at [3][2]closure
+	var classes []int
+	for k := afterNewline; k <= afterOther; k++ {
+		flags := syntax.EmptyOpContext(contextRune[s.prev], contextRune[k])
+		for side, prog := range g.sides {
+			if side == 0 && s.matched {
+				continue
+			}
+			c := closeOver(prog, s.pcs[side], flags)
+			at[k-1][side] = c
+			for _, pc := range c.runes {
+				classes = append(classes, g.class[side][pc])
+			}
+		}
+	}
+	slices.Sort(classes)
+	classes = slices.Compact(classes)
+	best := map[int]int{} // target → index in edges
+	for _, gr := range g.partition(classes) {
+		g.steps++
+		cl := at[gr.kind-1]
+		if cl[1].matched {
+			continue // the new side matches here, whatever follows
+		}
+		next := &state{prev: gr.kind, matched: s.matched || cl[0].matched}
+		for side, prog := range g.sides {
+			if side == 0 && next.matched {
+				continue
+			}
+			var out []uint32
+			for _, pc := range cl[side].runes {
+				if gr.in[g.class[side][pc]] {
+					out = append(out, prog.Inst[pc].Out)
+				}
+			}
+			slices.Sort(out)
+			next.pcs[side] = slices.Compact(out)
+		}
+		to := g.add(next)
+		if i, ok := best[to]; ok {
+			if rank(gr.r) < rank(g.edges[id][i].r) {
+				g.edges[id][i].r = gr.r
+			}
+			continue
+		}
+		best[to] = len(g.edges[id])
+		g.edges[id] = append(g.edges[id], edge{r: gr.r, to: to})
+	}
+	slices.SortStableFunc(g.edges[id], func(a, b edge) int { return rank(a.r) - rank(b.r) })
+}
