@@ -1,0 +1,158 @@
+package rules
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/regexlang"
+)
+
+// Patterns are judged by the strings they accept (DESIGN §6), as the API server matches them:
+// Go's RE2, a match anywhere in the string unless the pattern anchors itself.
+
+var (
+	patternAdded = &Rule{
+		ID: "pattern-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-removed",
+		Summary: "A regular-expression pattern was added.",
+		Advice:  "values that do not match are rejected; make sure every value in use matches",
+		Doc:     "A pattern makes the server reject strings that do not match it. Stored objects with such values fail their next update (unless ratcheting applies) and clients sending them are refused.",
+	}
+	patternChanged = &Rule{
+		ID: "pattern-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-loosened",
+		Summary: "A pattern changed and rejects a string the old one accepted (or crdguard could not decide).",
+		Advice:  "values that matched the old pattern can be rejected; make the new pattern accept everything the old one did",
+		Doc:     "crdguard compares the two regular expressions by the strings they accept, as the API server matches them (Go's RE2, a match anywhere in the string unless the pattern anchors itself). When a string that the old pattern and the node's old length bounds and enum accept fails the new pattern, the message shows the shortest one, and `example` is an object with it that the API server's validator accepts under the old schema and refuses under the new one. A change it cannot decide within its bound (4096 automaton states), or one inside not or oneOf, stays an error and says so.",
+	}
+	patternLoosened = &Rule{
+		ID: "pattern-loosened", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A pattern changed, and it still accepts every string the old one accepted (proven).",
+		Doc:     "The new regular expression matches every string the old one matched (within the node's old minLength, maxLength and enum), as the API server matches patterns — Go's RE2, a match anywhere in the string unless the pattern anchors itself: a hostname pattern that now allows a trailing dot, a list of names with one more alternative, an anchor dropped. crdguard decides this on the two automata, not on the text. Safe for writers; readers must cope with the new values.",
+	}
+	patternRemoved = &Rule{
+		ID: "pattern-removed", Severity: finding.Info, Level: PropertyLevel,
+		Summary: "A pattern was removed.",
+		Doc:     "Accepting any string is safe for writers.",
+	}
+)
+
+func checkPattern(n *node) {
+	if n.changed(kwPattern) && n.old.Pattern != "" && n.new.Pattern != "" {
+		n.judge(kwPattern)
+		n.patternChanged()
+		return
+	}
+	stringChange(n, kwPattern, n.old.Pattern, n.new.Pattern, patternAdded, patternChanged, patternRemoved)
+}
+
+// patternChanged judges a pattern that was replaced by another.
+func (n *node) patternChanged() {
+	o, w := n.old.Pattern, n.new.Pattern
+	what := fmt.Sprintf("pattern of %s changed from %s to %s", n.path, strconv.Quote(o), strconv.Quote(w))
+	if n.underNegation() {
+		n.emit(patternChanged, finding.Head, n.keyAt(finding.Head, kwPattern), o, w, "%s, inside not or oneOf, where accepting more can reject more", what)
+		return
+	}
+	res, within := n.patternInclusion(o, w)
+	switch res.Verdict {
+	case regexlang.Included:
+		n.emit(patternLoosened, finding.Head, n.keyAt(finding.Head, kwPattern), o, w, "%s, which accepts every string%s that the old one accepted", what, within)
+		return
+	case regexlang.Undecided:
+		n.emit(patternChanged, finding.Head, n.keyAt(finding.Head, kwPattern), o, w, "%s (undecided: %s)", what, res.Why)
+		return
+	}
+	values := make([]any, len(res.Examples))
+	for i, ex := range res.Examples {
+		values[i] = ex
+	}
+	var example json.RawMessage
+	shown := fmt.Sprintf("%s matches the old pattern and not the new one", strconv.Quote(res.Examples[0]))
+	if steps, ok := n.steps(); ok {
+		pattern := " should match '" + w + "'"
+		obj, used := n.e.judge(n.version).Refused(steps, values, func(e *field.Error) bool {
+			return e.Type == field.ErrorTypeInvalid && strings.HasSuffix(e.Detail, pattern)
+		})
+		if obj != nil {
+			example = finding.Value(obj)
+			shown = fmt.Sprintf("%s was accepted and is now rejected", strconv.Quote(used.(string)))
+		}
+	}
+	f := n.emit(patternChanged, finding.Head, n.keyAt(finding.Head, kwPattern), o, w, "%s: e.g. %s", what, shown)
+	f.Example = example
+}
+
+// patternInclusion decides whether the new pattern accepts every string the old node accepted:
+// the old enum's strings when it has one, else every string the old pattern matches within the
+// old length bounds. within says which bounds the proof used, for the message.
+func (n *node) patternInclusion(o, w string) (res regexlang.Result, within string) {
+	b := regexlang.Bounds{Max: -1}
+	if n.old.MinLength != nil {
+		b.Min = int(min(*n.old.MinLength, 1<<20))
+	}
+	if n.old.MaxLength != nil {
+		b.Max = int(min(*n.old.MaxLength, 1<<20))
+	}
+	if len(n.old.Enum) > 0 {
+		return enumInclusion(n.old.Enum, o, w, b), " of the old enum"
+	}
+	// The old bounds are named only when the proof needs them.
+	if res = regexlang.Includes(o, w, regexlang.Bounds{Max: -1}); res.Verdict == regexlang.Included || b == (regexlang.Bounds{Max: -1}) {
+		return res, ""
+	}
+	res = regexlang.Includes(o, w, b)
+	switch {
+	case b.Min > 0 && b.Max >= 0:
+		within = fmt.Sprintf(" of %d to %d characters", b.Min, b.Max)
+	case b.Max >= 0:
+		within = fmt.Sprintf(" of at most %d characters", b.Max)
+	case b.Min > 0:
+		within = fmt.Sprintf(" of at least %d characters", b.Min)
+	}
+	return res, within
+}
+
+// enumInclusion checks the old enum's strings one by one: the old schema accepts no other.
+func enumInclusion(enum []apiextv1.JSON, o, w string, b regexlang.Bounds) regexlang.Result {
+	ro, err1 := regexp.Compile(o)
+	rw, err2 := regexp.Compile(w)
+	if err1 != nil || err2 != nil {
+		return regexlang.Result{Why: "a pattern does not compile"}
+	}
+	var res regexlang.Result
+	for _, v := range enum {
+		var s string
+		if json.Unmarshal(v.Raw, &s) != nil {
+			continue // not a string: the pattern does not apply
+		}
+		l := utf8.RuneCountInString(s)
+		if ro.MatchString(s) && l >= b.Min && (b.Max < 0 || l <= b.Max) && !rw.MatchString(s) {
+			res.Examples = append(res.Examples, s)
+		}
+	}
+	if len(res.Examples) == 0 {
+		return regexlang.Result{Verdict: regexlang.Included}
+	}
+	res.Verdict = regexlang.Witness
+	return res
+}
+
+// underNegation reports whether the node is, or lies below, a branch of not or oneOf: there a
+// pattern that accepts more can make the whole schema accept less.
+func (n *node) underNegation() bool {
+	for r := n.rel; r != nil; r = r.parent {
+		for _, s := range r.segs {
+			if s == "not" || s == "oneOf" {
+				return true
+			}
+		}
+	}
+	return false
+}
