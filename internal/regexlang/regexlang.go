@@ -47,7 +47,7 @@ type Result struct {
 // run: product states explored, and rune intervals stepped over in total.
 const (
 	MaxStates = 4096
-	MaxSteps  = 1 << 18
+	MaxSteps  = 1 << 21
 	// MaxExamples is how many witnesses are returned, for callers that must also meet
 	// constraints the automaton does not know (a format).
 	MaxExamples = 8
@@ -67,7 +67,7 @@ func Includes(old, new string, b Bounds) Result {
 		return Result{Verdict: Included} // the old bounds allow no string at all
 	}
 	g := newGraph(po, pn)
-	if !g.explore() {
+	if !g.explore(b) {
 		return Result{Why: fmt.Sprintf("comparing the patterns takes more than %d states or %d steps", MaxStates, MaxSteps)}
 	}
 	ex, ok := g.witnesses(b)
@@ -157,7 +157,9 @@ type graph struct {
 	// accepts marks the states where the string read so far is a witness: the old side
 	// matches it and the new one does not.
 	accepts []bool
-	steps   int
+	// depth is each state's distance from the start in runes.
+	depth []int
+	steps int
 	// class numbers the rune instructions of each side by the runes they match, so that
 	// states waiting on the same classes share one partition of the alphabet (a class repeated
 	// {1,253} times is one class).
@@ -166,7 +168,8 @@ type graph struct {
 	groups  map[string][]group
 }
 
-func (g *graph) add(s *state) int {
+// add returns the id of a state, adding it at this distance from the start if it is new.
+func (g *graph) add(s *state, depth int) int {
 	k := s.key()
 	if id, ok := g.ids[k]; ok {
 		return id
@@ -174,21 +177,33 @@ func (g *graph) add(s *state) int {
 	id := len(g.states)
 	g.ids[k] = id
 	g.states = append(g.states, s)
+	g.depth = append(g.depth, depth)
 	g.edges = append(g.edges, nil)
 	g.accepts = append(g.accepts, false)
 	return id
 }
 
-// explore builds every reachable product state; false when the bounds are reached.
-func (g *graph) explore() bool {
-	g.add(&state{prev: atBegin})
+// explore builds the reachable product states breadth first, so that states are expanded in
+// the order of their distance from the start. It stops early once a witness within the bounds
+// is known and the states one rune further are expanded too (for more examples): the shortest
+// witnesses lie in the explored part then. false when the bounds on the work come first.
+func (g *graph) explore(b Bounds) bool {
+	g.add(&state{prev: atBegin}, 0)
+	found := -1
 	for id := 0; id < len(g.states); id++ {
+		d := g.depth[id]
+		if found >= 0 && d > found+1 {
+			return true
+		}
 		if len(g.states) > MaxStates || g.steps > MaxSteps {
-			return false
+			return found >= 0
 		}
 		g.expand(id)
+		if found < 0 && g.accepts[id] && d >= b.Min && (b.Max < 0 || d <= b.Max) {
+			found = d
+		}
 	}
-	return len(g.states) <= MaxStates && g.steps <= MaxSteps
+	return found >= 0 || len(g.states) <= MaxStates && g.steps <= MaxSteps
 }
 
 // closure is what one side does at a position: the rune instructions waiting there, and
@@ -196,6 +211,8 @@ func (g *graph) explore() bool {
 type closure struct {
 	runes   []uint32
 	matched bool
+	// visited counts the instructions followed, the work the closure took.
+	visited int
 }
 
 // closeOver follows the ε-transitions of prog from pcs and from the program's start (a match
@@ -211,6 +228,7 @@ func closeOver(prog *syntax.Prog, pcs []uint32, flags syntax.EmptyOp) closure {
 			continue
 		}
 		seen[pc] = true
+		c.visited++
 		in := &prog.Inst[pc]
 		switch in.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
@@ -238,6 +256,7 @@ func (g *graph) expand(id int) {
 	old := closeOver(g.sides[0], s.pcs[0], syntax.EmptyOpContext(contextRune[s.prev], -1))
 	new := closeOver(g.sides[1], s.pcs[1], syntax.EmptyOpContext(contextRune[s.prev], -1))
 	g.accepts[id] = (s.matched || old.matched) && !new.matched
+	g.steps += old.visited + new.visited
 	// Before each kind of next rune.
 	var at [3][2]closure
 	var classes []int
@@ -248,6 +267,7 @@ func (g *graph) expand(id int) {
 				continue
 			}
 			c := closeOver(prog, s.pcs[side], flags)
+			g.steps += c.visited
 			at[k-1][side] = c
 			for _, pc := range c.runes {
 				classes = append(classes, g.class[side][pc])
@@ -277,7 +297,7 @@ func (g *graph) expand(id int) {
 			slices.Sort(out)
 			next.pcs[side] = slices.Compact(out)
 		}
-		to := g.add(next)
+		to := g.add(next, g.depth[id]+1)
 		if i, ok := best[to]; ok {
 			if rank(gr.r) < rank(g.edges[id][i].r) {
 				g.edges[id][i].r = gr.r

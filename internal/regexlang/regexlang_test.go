@@ -56,6 +56,8 @@ func TestIncludes(t *testing.T) {
 		{"old bad", `(`, `a`, noBounds, Undecided, ""},
 		{"new bad", `a`, `[`, noBounds, Undecided, ""},
 		{"too large", `^(a|b)*a(a|b){14}$`, `^(a|b)*b(a|b){14}$`, noBounds, Undecided, ""},
+		{"large closures, bounded work", `^(.{0,100}){0,10}z$`, `^(.{0,100}){0,10}[yz]$`, noBounds, Undecided, ""},
+		{"large closures, early witness", `^(.{0,100}){0,10}z$`, `^(.{0,100}){0,10}y$`, noBounds, Witness, "z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Helper()
