@@ -26,7 +26,7 @@ func (p *prover) monotone(o, n *term) bool {
 	}
 	if xo, opo, co, ok := bound(o); ok {
 		xn, opn, cn, ok := bound(n)
-		return ok && equal(xo, xn) && looserBound(opo, co, opn, cn)
+		return ok && equal(sizeForm(xo), sizeForm(xn)) && looserBound(opo, co, opn, cn)
 	}
 	if isCall(n, "@in") && n.args[1].kind == "list" {
 		return listGrew(o, n.args[0], n.args[1])
@@ -48,6 +48,15 @@ func bound(t *term) (x *term, op string, c *term, ok bool) {
 		return t.args[1], flip[t.name], t.args[0], true
 	}
 	return nil, "", nil, false
+}
+
+// sizeForm writes x.size() as size(x): the same function, so a bound may move from one form to
+// the other.
+func sizeForm(t *term) *term {
+	if t.kind == "call" && t.name == "size" && t.member && len(t.args) == 1 {
+		return &term{kind: "call", name: "size", args: t.args}
+	}
+	return t
 }
 
 func numeric(t *term) bool {
