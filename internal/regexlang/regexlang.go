@@ -41,6 +41,9 @@ type Result struct {
 	Examples []string
 	// Why says why the verdict is Undecided.
 	Why string
+	// Steps is the work spent, in the units MaxSteps bounds, so that callers can bound the
+	// work of many comparisons.
+	Steps int
 }
 
 // The bounds on the work, so that a hostile pattern ({1000} nested in {1000}) cannot stall a
@@ -67,6 +70,13 @@ func Includes(old, new string, b Bounds) Result {
 		return Result{Verdict: Included} // the old bounds allow no string at all
 	}
 	g := newGraph(po, pn)
+	res := g.decide(b)
+	res.Steps = g.steps
+	return res
+}
+
+// decide explores the product and searches it for witnesses within the bounds.
+func (g *graph) decide(b Bounds) Result {
 	if !g.explore(b) {
 		return Result{Why: fmt.Sprintf("comparing the patterns takes more than %d states or %d steps", MaxStates, MaxSteps)}
 	}

@@ -104,10 +104,10 @@ func (n *node) patternInclusion(o, w string) (res regexlang.Result, within strin
 		return enumInclusion(n.old.Enum, o, w, b), " of the old enum"
 	}
 	// The old bounds are named only when the proof needs them.
-	if res = regexlang.Includes(o, w, regexlang.Bounds{Max: -1}); res.Verdict == regexlang.Included || b == (regexlang.Bounds{Max: -1}) {
+	if res = n.e.includes(o, w, regexlang.Bounds{Max: -1}); res.Verdict == regexlang.Included || b == (regexlang.Bounds{Max: -1}) {
 		return res, ""
 	}
-	res = regexlang.Includes(o, w, b)
+	res = n.e.includes(o, w, b)
 	switch {
 	case b.Min > 0 && b.Max >= 0:
 		within = fmt.Sprintf(" of %d to %d characters", b.Min, b.Max)
@@ -155,4 +155,38 @@ func (n *node) underNegation() bool {
 		}
 	}
 	return false
+}
+
+// patternMemo remembers the pattern comparisons of one pair (its versions often share their
+// schemas) and bounds their total work, so that a CRD full of patterns built to blow up the
+// automata cannot stall a run: past the budget, changed patterns stay undecided errors.
+type patternMemo struct {
+	results map[patternKey]regexlang.Result
+	steps   int
+}
+
+type patternKey struct {
+	old, new string
+	bounds   regexlang.Bounds
+}
+
+// maxPatternSteps is the budget of one pair: eight comparisons that reach the bound.
+const maxPatternSteps = 8 * regexlang.MaxSteps
+
+// includes compares two patterns once per pair, within the pair's budget.
+func (e *emitter) includes(o, w string, b regexlang.Bounds) regexlang.Result {
+	if e.regex == nil {
+		e.regex = &patternMemo{results: map[patternKey]regexlang.Result{}}
+	}
+	key := patternKey{o, w, b}
+	if res, ok := e.regex.results[key]; ok {
+		return res
+	}
+	if e.regex.steps > maxPatternSteps {
+		return regexlang.Result{Why: fmt.Sprintf("the pattern comparisons of this CRD have spent their budget of %d steps", maxPatternSteps)}
+	}
+	res := regexlang.Includes(o, w, b)
+	e.regex.steps += res.Steps
+	e.regex.results[key] = res
+	return res
 }
