@@ -46,8 +46,9 @@ type Result struct {
 	Steps int
 }
 
-// The bounds on the work, so that a hostile pattern ({1000} nested in {1000}) cannot stall a
-// run: product states explored, and rune intervals stepped over in total.
+// The bounds on the work, so that a hostile pattern (`(.{0,100}){0,10}`) cannot stall a run:
+// product states explored, and steps — rune intervals classified, rune groups stepped over and
+// instructions followed in ε-closures — in total (2^21 steps take about 0.2 s).
 const (
 	MaxStates = 4096
 	MaxSteps  = 1 << 21
