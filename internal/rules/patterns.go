@@ -149,7 +149,7 @@ func enumInclusion(enum []apiextv1.JSON, o, w string, b regexlang.Bounds) regexl
 func (n *node) underNegation() bool {
 	for r := n.rel; r != nil; r = r.parent {
 		for _, s := range r.segs {
-			if s == "not" || s == "oneOf" {
+			if s == keywordNames[kwNot] || s == keywordNames[kwOneOf] {
 				return true
 			}
 		}
