@@ -9,9 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// newGraph prepares the product of two programs, numbering their rune instructions by class.
-func newGraph(old, new *syntax.Prog) *graph {
-	g := &graph{sides: [2]*syntax.Prog{old, new}, ids: map[string]int{}, groups: map[string][]group{}}
+// newGraph prepares the product of the programs (the new one last), numbering their rune
+// instructions by class.
+func newGraph(progs []*syntax.Prog) *graph {
+	g := &graph{sides: progs, ids: map[string]int{}, groups: map[string][]group{}, class: make([][]int, len(progs))}
 	byRunes := map[string]int{}
 	for side, prog := range g.sides {
 		g.class[side] = make([]int, len(prog.Inst))

@@ -55,22 +55,40 @@ const (
 	// MaxExamples is how many witnesses are returned, for callers that must also meet
 	// constraints the automaton does not know (a format).
 	MaxExamples = 8
+	// MaxWhere bounds the further patterns of IncludesWhere (a state keeps one bit per pattern
+	// on the old side).
+	MaxWhere = 6
 )
 
 // Includes decides whether every string within b that old matches is matched by new.
 func Includes(old, new string, b Bounds) Result {
-	po, err := compile(old)
-	if err != nil {
-		return Result{Why: fmt.Sprintf("the old pattern does not compile: %v", err)}
+	return IncludesWhere(old, nil, new, b)
+}
+
+// IncludesWhere is Includes for the strings old matches that also match every pattern of
+// where: what a format demands of them (at most MaxWhere patterns).
+func IncludesWhere(old string, where []string, new string, b Bounds) Result {
+	if len(where) > MaxWhere {
+		return Result{Why: fmt.Sprintf("more than %d further patterns", MaxWhere)}
 	}
-	pn, err := compile(new)
-	if err != nil {
-		return Result{Why: fmt.Sprintf("the new pattern does not compile: %v", err)}
+	var progs []*syntax.Prog
+	for i, p := range append(append([]string{old}, where...), new) {
+		prog, err := compile(p)
+		if err != nil {
+			which := "the old pattern"
+			if i == len(where)+1 {
+				which = "the new pattern"
+			} else if i > 0 {
+				which = "a further pattern"
+			}
+			return Result{Why: fmt.Sprintf("%s does not compile: %v", which, err)}
+		}
+		progs = append(progs, prog)
 	}
 	if b.Max >= 0 && b.Min > b.Max {
 		return Result{Verdict: Included} // the old bounds allow no string at all
 	}
-	g := newGraph(po, pn)
+	g := newGraph(progs)
 	res := g.decide(b)
 	res.Steps = g.steps
 	return res
@@ -124,22 +142,21 @@ func kindOf(r rune) int {
 	return afterOther
 }
 
-// state is a product state: for each side the program counters waiting for the next rune
-// (before the start of a new match is added and the ε-closure taken), and whether that side has
+// state is a product state: for each side (the old pattern, the further patterns the old
+// strings match, the new pattern last) the program counters waiting for the next rune (before
+// the start of a new match is added and the ε-closure taken), and which sides of the old have
 // matched already (a match anywhere matches the string; a side that matched drops its threads).
 // The new side never has matched in an explored state: no extension can be a witness then.
 type state struct {
-	pcs     [2][]uint32
-	matched bool // the old side matched
+	pcs     [][]uint32
+	matched uint8 // bit i: side i matched
 	prev    int
 }
 
 func (s *state) key() string {
 	var b strings.Builder
 	b.WriteByte(byte('0' + s.prev))
-	if s.matched {
-		b.WriteByte('m')
-	}
+	b.WriteByte('0' + s.matched)
 	for i, pcs := range s.pcs {
 		if i > 0 {
 			b.WriteByte('|')
@@ -161,12 +178,12 @@ type edge struct {
 
 // graph is the explored product automaton.
 type graph struct {
-	sides  [2]*syntax.Prog
+	sides  []*syntax.Prog
 	ids    map[string]int
 	states []*state
 	edges  [][]edge
-	// accepts marks the states where the string read so far is a witness: the old side
-	// matches it and the new one does not.
+	// accepts marks the states where the string read so far is a witness: every side of the
+	// old matches it and the new one does not.
 	accepts []bool
 	// depth is each state's distance from the start in runes.
 	depth []int
@@ -174,7 +191,7 @@ type graph struct {
 	// class numbers the rune instructions of each side by the runes they match, so that
 	// states waiting on the same classes share one partition of the alphabet (a class repeated
 	// {1,253} times is one class).
-	class   [2][]int
+	class   [][]int
 	classes []*syntax.Inst
 	groups  map[string][]group
 }
@@ -199,7 +216,7 @@ func (g *graph) add(s *state, depth int) int {
 // is known and the states one rune further are expanded too (for more examples): the shortest
 // witnesses lie in the explored part then. false when the bounds on the work come first.
 func (g *graph) explore(b Bounds) bool {
-	g.add(&state{prev: atBegin}, 0)
+	g.add(&state{prev: atBegin, pcs: make([][]uint32, len(g.sides))}, 0)
 	found := -1
 	for id := 0; id < len(g.states); id++ {
 		d := g.depth[id]
@@ -263,18 +280,26 @@ func closeOver(prog *syntax.Prog, pcs []uint32, flags syntax.EmptyOp) closure {
 // expand computes the edges of a state and whether it accepts.
 func (g *graph) expand(id int) {
 	s := g.states[id]
+	last := len(g.sides) - 1 // the new side
+	all := uint8(1)<<last - 1
 	// At the end of the string.
-	old := closeOver(g.sides[0], s.pcs[0], syntax.EmptyOpContext(contextRune[s.prev], -1))
-	new := closeOver(g.sides[1], s.pcs[1], syntax.EmptyOpContext(contextRune[s.prev], -1))
-	g.accepts[id] = (s.matched || old.matched) && !new.matched
-	g.steps += old.visited + new.visited
+	end := s.matched
+	for side, prog := range g.sides {
+		c := closeOver(prog, s.pcs[side], syntax.EmptyOpContext(contextRune[s.prev], -1))
+		g.steps += c.visited
+		if c.matched {
+			end |= 1 << side
+		}
+	}
+	g.accepts[id] = end == all
 	// Before each kind of next rune.
-	var at [3][2]closure
+	var at [3][]closure
 	var classes []int
 	for k := afterNewline; k <= afterOther; k++ {
 		flags := syntax.EmptyOpContext(contextRune[s.prev], contextRune[k])
+		at[k-1] = make([]closure, len(g.sides))
 		for side, prog := range g.sides {
-			if side == 0 && s.matched {
+			if s.matched&(1<<side) != 0 {
 				continue
 			}
 			c := closeOver(prog, s.pcs[side], flags)
@@ -291,12 +316,17 @@ func (g *graph) expand(id int) {
 	for _, gr := range g.partition(classes) {
 		g.steps++
 		cl := at[gr.kind-1]
-		if cl[1].matched {
+		if cl[last].matched {
 			continue // the new side matches here, whatever follows
 		}
-		next := &state{prev: gr.kind, matched: s.matched || cl[0].matched}
+		next := &state{prev: gr.kind, matched: s.matched, pcs: make([][]uint32, len(g.sides))}
+		for side := range last {
+			if cl[side].matched {
+				next.matched |= 1 << side
+			}
+		}
 		for side, prog := range g.sides {
-			if side == 0 && next.matched {
+			if next.matched&(1<<side) != 0 {
 				continue
 			}
 			var out []uint32

@@ -123,32 +123,53 @@ func TestIncludesAgainstRegexp(t *testing.T) {
 	for _, b := range []Bounds{noBounds, {Min: 2, Max: 3}} {
 		for _, old := range patterns {
 			for _, new := range patterns {
-				compareWithRegexp(t, old, new, b, all)
+				compareWithRegexp(t, old, nil, new, b, all)
+			}
+		}
+	}
+	// Old strings that must also match further patterns (what a format demands).
+	for _, where := range [][]string{{`^[abc]*$`}, {`b`, `^[^\n]*$`}} {
+		for _, old := range patterns {
+			for _, new := range patterns {
+				compareWithRegexp(t, old, where, new, noBounds, all)
 			}
 		}
 	}
 }
 
-// compareWithRegexp checks Includes on one pair against Go's regexp on the strings given.
-func compareWithRegexp(t *testing.T, old, new string, b Bounds, all []string) {
+// compareWithRegexp checks IncludesWhere on one pair against Go's regexp on the strings given.
+func compareWithRegexp(t *testing.T, old string, where []string, new string, b Bounds, all []string) {
 	t.Helper()
 	ro, rn := regexp.MustCompile(old), regexp.MustCompile(new)
+	var rw []*regexp.Regexp
+	for _, w := range where {
+		rw = append(rw, regexp.MustCompile(w))
+	}
+	within := func(s string) bool {
+		n := utf8.RuneCountInString(s)
+		return ro.MatchString(s) && n >= b.Min && (b.Max < 0 || n <= b.Max) &&
+			!slices.ContainsFunc(rw, func(r *regexp.Regexp) bool { return !r.MatchString(s) })
+	}
 	var counter string
 	for _, s := range all {
-		n := utf8.RuneCountInString(s)
-		if ro.MatchString(s) && !rn.MatchString(s) && n >= b.Min && (b.Max < 0 || n <= b.Max) {
+		if within(s) && !rn.MatchString(s) {
 			counter = s
 			break
 		}
 	}
-	res := Includes(old, new, b)
+	res := IncludesWhere(old, where, new, b)
 	switch {
 	case res.Verdict == Undecided:
 		t.Errorf("%q → %q undecided: %s", old, new, res.Why)
 	case res.Verdict == Included && counter != "":
-		t.Errorf("%q → %q within %+v: included, but %q is matched by the old pattern only", old, new, b, counter)
+		t.Errorf("%q → %q within %+v where %q: included, but %q is matched by the old pattern only", old, new, b, where, counter)
 	case res.Verdict == Witness:
 		checkExamples(t, old, new, b, res.Examples)
+		for _, ex := range res.Examples {
+			if !within(ex) {
+				t.Errorf("%q → %q where %q: example %q does not match every further pattern", old, new, where, ex)
+			}
+		}
 		if counter != "" && utf8.RuneCountInString(counter) < utf8.RuneCountInString(res.Examples[0]) {
 			t.Errorf("%q → %q: example %q is longer than %q", old, new, res.Examples[0], counter)
 		}

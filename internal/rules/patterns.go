@@ -10,6 +10,7 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/regexlang"
@@ -29,12 +30,12 @@ var (
 		ID: "pattern-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-loosened",
 		Summary: "A pattern changed and rejects a string the old one accepted (or crdguard could not decide).",
 		Advice:  "values that matched the old pattern can be rejected; make the new pattern accept everything the old one did",
-		Doc:     "crdguard compares the two regular expressions by the strings they accept, as the API server matches them (Go's RE2, a match anywhere in the string unless the pattern anchors itself). When a string that the old pattern and the node's old length bounds and enum accept fails the new pattern, the message shows the shortest one, and `example` is an object with it that the API server's validator accepts under the old schema and refuses under the new one. A change it cannot decide within its bound (4096 automaton states), or one inside not or oneOf, stays an error and says so.",
+		Doc:     "crdguard compares the two regular expressions by the strings they accept, as the API server matches them (Go's RE2, a match anywhere in the string unless the pattern anchors itself). When a string that the old pattern and the node's old length bounds, enum and format (hostname, uuid) accept fails the new pattern, the message shows the shortest one, and `example` is an object with it that the API server's validator accepts under the old schema and refuses under the new one. A change it cannot decide within its bound (4096 automaton states), or one inside not or oneOf, stays an error and says so.",
 	}
 	patternLoosened = &Rule{
 		ID: "pattern-loosened", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A pattern changed, and it still accepts every string the old one accepted (proven).",
-		Doc:     "The new regular expression matches every string the old one matched (within the node's old minLength, maxLength and enum), as the API server matches patterns — Go's RE2, a match anywhere in the string unless the pattern anchors itself: a hostname pattern that now allows a trailing dot, a list of names with one more alternative, an anchor dropped. crdguard decides this on the two automata, not on the text. Safe for writers; readers must cope with the new values.",
+		Doc:     "The new regular expression matches every string the old one matched (within the node's old minLength, maxLength, enum and format, for the formats the API server checks with a regular expression: hostname, uuid), as the API server matches patterns — Go's RE2, a match anywhere in the string unless the pattern anchors itself: a hostname pattern that now allows a trailing dot, a list of names with one more alternative, an anchor dropped. crdguard decides this on the two automata, not on the text. Safe for writers; readers must cope with the new values.",
 	}
 	patternRemoved = &Rule{
 		ID: "pattern-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -89,9 +90,20 @@ func (n *node) patternChanged() {
 	f.Example = example
 }
 
+// formatPatterns are the regular expressions the API server's string formats require (kube-openapi
+// strfmt: a hostname also has length limits, which the witnesses' confirmation checks).
+var formatPatterns = map[string]string{
+	"hostname": strfmt.HostnamePattern,
+	"uuid":     strfmt.UUIDPattern,
+	"uuid3":    strfmt.UUID3Pattern,
+	"uuid4":    strfmt.UUID4Pattern,
+	"uuid5":    strfmt.UUID5Pattern,
+}
+
 // patternInclusion decides whether the new pattern accepts every string the old node accepted:
-// the old enum's strings when it has one, else every string the old pattern matches within the
-// old length bounds. within says which bounds the proof used, for the message.
+// the old enum's strings when it has one, else every string the old pattern (and the pattern
+// of the old format, when it has one) matches within the old length bounds. within says which
+// bounds the proof used, for the message.
 func (n *node) patternInclusion(o, w string) (res regexlang.Result, within string) {
 	b := regexlang.Bounds{Max: -1}
 	if n.old.MinLength != nil {
@@ -103,11 +115,15 @@ func (n *node) patternInclusion(o, w string) (res regexlang.Result, within strin
 	if len(n.old.Enum) > 0 {
 		return enumInclusion(n.old.Enum, o, w, b), " of the old enum"
 	}
-	// The old bounds are named only when the proof needs them.
-	if res = n.e.includes(o, w, regexlang.Bounds{Max: -1}); res.Verdict == regexlang.Included || b == (regexlang.Bounds{Max: -1}) {
+	format := ""
+	if f := n.old.Format; formatPatterns[f] != "" && enforcedFormat(n.old.Type, f) {
+		format = f
+	}
+	// The old bounds and format are named only when the proof needs them.
+	if res = n.e.includes(o, "", w, regexlang.Bounds{Max: -1}); res.Verdict == regexlang.Included || b == (regexlang.Bounds{Max: -1}) && format == "" {
 		return res, ""
 	}
-	res = n.e.includes(o, w, b)
+	res = n.e.includes(o, format, w, b)
 	switch {
 	case b.Min > 0 && b.Max >= 0:
 		within = fmt.Sprintf(" of %d to %d characters", b.Min, b.Max)
@@ -115,6 +131,12 @@ func (n *node) patternInclusion(o, w string) (res regexlang.Result, within strin
 		within = fmt.Sprintf(" of at most %d characters", b.Max)
 	case b.Min > 0:
 		within = fmt.Sprintf(" of at least %d characters", b.Min)
+	}
+	switch {
+	case format != "" && within == "":
+		within = " of format " + format
+	case format != "":
+		within += " and format " + format
 	}
 	return res, within
 }
@@ -166,26 +188,31 @@ type patternMemo struct {
 }
 
 type patternKey struct {
-	old, new string
-	bounds   regexlang.Bounds
+	old, format, new string
+	bounds           regexlang.Bounds
 }
 
 // maxPatternSteps is the budget of one pair: eight comparisons that reach the bound.
 const maxPatternSteps = 8 * regexlang.MaxSteps
 
-// includes compares two patterns once per pair, within the pair's budget.
-func (e *emitter) includes(o, w string, b regexlang.Bounds) regexlang.Result {
+// includes compares two patterns once per pair, within the pair's budget; the old strings
+// also meet format, when it is not empty.
+func (e *emitter) includes(o, format, w string, b regexlang.Bounds) regexlang.Result {
 	if e.regex == nil {
 		e.regex = &patternMemo{results: map[patternKey]regexlang.Result{}}
 	}
-	key := patternKey{o, w, b}
+	key := patternKey{o, format, w, b}
 	if res, ok := e.regex.results[key]; ok {
 		return res
 	}
 	if e.regex.steps > maxPatternSteps {
 		return regexlang.Result{Why: fmt.Sprintf("the pattern comparisons of this CRD have spent their budget of %d steps", maxPatternSteps)}
 	}
-	res := regexlang.Includes(o, w, b)
+	var where []string
+	if format != "" {
+		where = []string{formatPatterns[format]}
+	}
+	res := regexlang.IncludesWhere(o, where, w, b)
 	e.regex.steps += res.Steps
 	e.regex.results[key] = res
 	return res
