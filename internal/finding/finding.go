@@ -95,6 +95,9 @@ type Finding struct {
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`
+	// Change is shared by the findings that are one change at several places (paths that embed
+	// one type, versions, copies); package change sets it after the policy (DESIGN §6).
+	Change string `json:"change,omitempty"`
 	// Subject tells apart findings of one rule at one path: a sample's object and error, a CEL
 	// rule's text (a node can gain two rules). It enters the key and fingerprints.
 	Subject string `json:"-"`

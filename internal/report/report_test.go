@@ -55,7 +55,7 @@ func TestFormatsGolden(t *testing.T) {
 		if err := Write(&buf, format, hostile()); err != nil {
 			t.Fatal(err)
 		}
-		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md", "github": "github.txt", "sarif": "sarif.json", "rdjson": "rdjson.json"}[format]
+		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md", "github": "github.txt", "sarif": "sarif.json", "rdjson": "rdjson.json", "changelog": "changelog.md"}[format]
 		golden(t, "hostile."+ext, buf.Bytes())
 	}
 }
