@@ -138,6 +138,12 @@ func contains(ss []finding.Severity, s finding.Severity) bool {
 	return false
 }
 
+// Counts tallies r's breaking changes and warnings, with their places, for titles: "2 breaking
+// changes at 24 places, 0 warnings".
+func Counts(r Report) string {
+	return Tally(allGroups(byCRD(r.Findings, finding.Warning)), finding.Error, finding.Warning)
+}
+
 // allGroups are the changes of every CRD.
 func allGroups(cs []crdChanges) []change.Group {
 	var out []change.Group
