@@ -335,8 +335,8 @@ func TestExplicitRefsAndAnnotations(t *testing.T) {
 	}
 	_, after, _ := strings.Cut(readFile(t, filepath.Join(pr.repo.Dir, "CHANGES.md")), "\\(the merge base\\).\n\n")
 	const want = "## widgets\\.example\\.com\n\n### v1\n\n#### Breaking changes\n\n" +
-		"- \\.spec\\.name was removed (`field-removed`)\n" +
-		"- maximum of \\.spec\\.size changed from 10 to 5 (`max-decreased`)\n"
+		"- `.spec.name` was removed (`field-removed`)\n" +
+		"- maximum of `.spec.size` changed from 10 to 5 (`max-decreased`)\n"
 	if after != want {
 		t.Errorf("changelog after the compared line:\n%s\nwant:\n%s", after, want)
 	}

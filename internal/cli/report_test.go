@@ -67,3 +67,19 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs:\n%s", name, got)
 	}
 }
+
+// Release notes of real releases (copied from the shared corpus): Flux's Bucket gains v1 and
+// deprecates v1beta2 with a warning; Flux's Kustomization drops v1beta2, acknowledged by an
+// ignore entry whose reason the notes quote; Gateway API's Gateway adds CEL rules in two versions.
+func TestChangelogGolden(t *testing.T) {
+	for _, dir := range []string{"flux-buckets-v1.3.0-v1.4.0", "flux-kustomizations-v1.7.0-v1.8.0", "gateway-api-gateways-v0.7.0-v0.8.0"} {
+		t.Run(dir, func(t *testing.T) {
+			t.Chdir("../../testdata/changelog/" + dir)
+			_, out, errOut := runCLI(t, "diff", "--format", "changelog", "old.yaml", "new.yaml")
+			if errOut != "" {
+				t.Fatalf("stderr %q", errOut)
+			}
+			golden(t, "changelog.md", []byte(out))
+		})
+	}
+}

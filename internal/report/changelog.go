@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
-	"github.com/crdguard/crdguard/internal/rules"
 )
 
 // additions are the safe changes a changelog lists as added: fields, versions, printer columns,
@@ -92,7 +94,22 @@ func Changelog(w io.Writer, r Report) error {
 		for k := range notes {
 			keys = append(keys, k)
 		}
-		slices.Sort(keys) // the CRD-wide changes (no version) first
+		// The CRD-wide changes (no version) first, then changes in more versions, then the
+		// newest versions, as Kubernetes orders them (v1, v1beta2, v1beta1, v1alpha1).
+		slices.SortFunc(keys, func(a, b string) int {
+			if a == "" || b == "" {
+				return strings.Compare(a, b)
+			}
+			if na, nb := strings.Count(a, ","), strings.Count(b, ","); na != nb {
+				return nb - na
+			}
+			fa, _, _ := strings.Cut(a, ", ")
+			fb, _, _ := strings.Cut(b, ", ")
+			if c := version.CompareKubeAwareVersionStrings(fa, fb); c != 0 {
+				return -c
+			}
+			return strings.Compare(a, b)
+		})
 		for _, k := range keys {
 			if k == "" {
 				k = "All versions"
@@ -146,18 +163,9 @@ func sectionOf(f *finding.Finding, acked bool) section {
 // witness), the rule, and where else the change is.
 func changelogItem(e *entry) string {
 	f := e.g.First()
-	what := f.Message
-	if r, ok := rules.Lookup(f.Rule); ok && r.Advice != "" {
-		if i := strings.Index(what, ": "+r.Advice); i >= 0 {
-			what = what[:i]
-		}
-	}
-	if i := strings.Index(what, ": e.g. "); i >= 0 {
-		what = what[:i]
-	}
-	s := fmt.Sprintf("- %s (`%s`", Escape(what), f.Rule)
+	s := fmt.Sprintf("- %s (`%s`", prose(what(f.Message)), f.Rule)
 	if where := e.g.Where(); where != "" {
-		s += "; at " + Escape(where)
+		s += "; at " + words(where)
 	}
 	s += ")"
 	if len(e.reasons) > 0 {
@@ -168,4 +176,99 @@ func changelogItem(e *entry) string {
 		s += ": " + strings.Join(quoted, "; ")
 	}
 	return s + "\n"
+}
+
+// what is the part of a message that says what changed: messages go on, after a colon, with a
+// witness, why it breaks and what to do, which release notes leave to the review. The colon is
+// the first outside quotes and parentheses (a CEL rule or a path may hold one).
+func what(msg string) string {
+	depth, quoted := 0, false
+	for i := 0; i+1 < len(msg); i++ {
+		switch c := msg[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth = max(0, depth-1)
+		case c == ':' && msg[i+1] == ' ' && depth == 0:
+			return msg[:i]
+		}
+	}
+	return msg
+}
+
+// prose writes a message for release notes: quoted text (a CEL rule, a value) and paths as code
+// spans, which GitHub shows as they are and never turns into links, mentions or HTML, and the
+// rest escaped.
+func prose(msg string) string {
+	var b strings.Builder
+	for msg != "" {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			b.WriteString(words(msg))
+			break
+		}
+		b.WriteString(words(msg[:i]))
+		end := i + 1
+		for end < len(msg) && msg[end] != '"' {
+			if msg[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(msg) { // no closing quote: the rest is plain text
+			b.WriteString(Escape(msg[i:]))
+			break
+		}
+		quoted := msg[i+1 : end]
+		if u, err := strconv.Unquote(msg[i : end+1]); err == nil { // messages quote with %q
+			quoted = u
+		}
+		b.WriteString(CodeSpan(quoted))
+		msg = msg[end+1:]
+	}
+	return b.String()
+}
+
+// words escapes text, writing the words that are paths (.spec.x[*]) as code spans.
+func words(s string) string {
+	parts := strings.Split(s, " ")
+	for i, w := range parts {
+		core := strings.TrimRight(w, ",;:)")
+		if len(core) > 1 && core[0] == '.' && core[1] != '.' && core[1] != ' ' {
+			parts[i] = CodeSpan(core) + Escape(w[len(core):])
+		} else {
+			parts[i] = Escape(w)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// CodeSpan writes s as inline code: delimited by more backticks than any run inside it, and
+// padded when it starts or ends with one; line breaks and other control characters become spaces.
+func CodeSpan(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

@@ -120,3 +120,19 @@ func TestMarkdownFitsAComment(t *testing.T) {
 		t.Fatalf("%d notices shown, no count of the rest", shownNotices)
 	}
 }
+
+// Release notes show quoted text and paths as code spans, which GitHub never turns into links,
+// mentions or HTML, and escape the rest; a backtick inside gets a longer fence.
+func TestProse(t *testing.T) {
+	for in, want := range map[string]string{
+		`.spec.x has a new validation rule "self.a == \"@team\" && x < 3"`: "`.spec.x` has a new validation rule `self.a == \"@team\" && x < 3`",
+		"value \"a`b\" removed, see [here](https://evil.example) @octocat": "value ``a`b`` removed, see \\[here\\]\\(https&#58;//evil\\.example\\) @\u200boctocat",
+		".spec.a, .spec.b[*] and .…[*].c (2 paths)":                        "`.spec.a`, `.spec.b[*]` and `.…[*].c` \\(2 paths\\)",
+		"unclosed \"quote <b>": "unclosed \"quote &lt;b&gt;",
+		"\"`edge`\"":           "`` `edge` ``",
+	} {
+		if got := prose(in); got != want {
+			t.Errorf("prose(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -151,6 +151,24 @@ func servedRemoved(e *emitter, opts Options, ov *apiextv1.CustomResourceDefiniti
 	f.Message = fmt.Sprintf(format, args...) + fmt.Sprintf(" (deprecated %s%s): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)", since, warning)
 }
 
+// deprecation says how a version's deprecation changed, with the warning clients now get: the
+// changelog quotes it.
+func deprecation(name string, ov, nv *apiextv1.CustomResourceDefinitionVersion) string {
+	warning := ""
+	if nv.DeprecationWarning != nil {
+		warning = fmt.Sprintf(", with the warning %q", *nv.DeprecationWarning)
+	}
+	switch {
+	case !nv.Deprecated:
+		return name + " is no longer deprecated"
+	case !ov.Deprecated:
+		return name + " is now deprecated" + warning
+	case nv.DeprecationWarning == nil:
+		return "the deprecation warning of " + name + " was removed (clients get the default warning)"
+	}
+	return "the deprecation warning of " + name + " changed" + warning
+}
+
 func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDefinitionVersion) {
 	name := ov.Name
 	if ov.Served && !nv.Served {
@@ -161,7 +179,7 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 		e.version(printerColumnsChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("additionalPrinterColumns"), nil, nil, "printer columns of %s changed", name)
 	}
 	if ov.Deprecated != nv.Deprecated || !eqPtr(ov.DeprecationWarning, nv.DeprecationWarning) {
-		e.version(deprecationChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("deprecated"), ov.Deprecated, nv.Deprecated, "deprecation of %s changed", name)
+		e.version(deprecationChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("deprecated"), ov.Deprecated, nv.Deprecated, "%s", deprecation(name, ov, nv))
 	}
 	compareSelectableFields(e, name, ov.SelectableFields, nv.SelectableFields)
 	var unjudged []string
