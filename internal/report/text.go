@@ -34,7 +34,11 @@ func Text(w io.Writer, r Report) error {
 		for _, g := range c.Groups {
 			f := g.First()
 			tw.printf("  %-7s %s %s %s  %s:%d (%s)\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
-			tw.printf("          %s\n", plain(f.Message))
+			msg := f.Message
+			if !r.Verbose {
+				msg = ab.cutQuoted(msg)
+			}
+			tw.printf("          %s\n", plain(msg))
 			ba := ab.beforeAfter(f)
 			if r.Verbose {
 				ba = BeforeAfter(f, math.MaxInt, nil)

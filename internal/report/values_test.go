@@ -136,3 +136,14 @@ func TestProse(t *testing.T) {
 		}
 	}
 }
+
+// A long quoted rule in a message is cut like the values (and closed), a short one stays.
+func TestCutQuoted(t *testing.T) {
+	long := `"self.all(x, x.name.size() < 10 && x.value.matches('^[a-z]+$') && x.other == 'something long')"`
+	ab := newAbbreviator([]finding.Finding{{After: []byte(long)}}, 40)
+	got := ab.cutQuoted(`.spec has a new rule ` + long + `: e.g. {a: "b"} is rejected`)
+	want := `.spec has a new rule "self.all(x, x.name.size() < 10 && x.va…": e.g. {a: "b"} is rejected`
+	if got != want {
+		t.Errorf("cutQuoted = %q, want %q", got, want)
+	}
+}
