@@ -26,16 +26,22 @@ func Assign(fs []finding.Finding) {
 // name: a type embedded at many paths ends in the same field). Versions, files and the rest of
 // the path are places, not part of it; so is the message, which names the path and carries a
 // witness object built for that path. Version- and CRD-level findings (no path) are about their
-// version, so it enters the ID. The ID depends only on the finding, so it is the same across
-// runs and orderings.
+// version, so it enters the ID; so does the object of a finding about an object. The ID depends
+// only on the finding, so it is the same across runs and orderings.
 func ID(f *finding.Finding) string {
 	h := sha256.New()
 	version := ""
 	if f.Path == "" {
 		version = f.Version
 	}
+	// A finding about an object (a sample, a stored object) is about that object and the error
+	// the server gave for it: never the same change as another object's.
+	object := ""
+	if f.Object != "" {
+		object = f.Object + "\x00" + f.Subject + "\x00" + f.Location.File
+	}
 	for _, part := range []string{f.Rule, f.CRD, f.Severity.String(), f.Baseline, version, Shape(f.Path),
-		compact(f.Before), compact(f.After)} {
+		compact(f.Before), compact(f.After), object} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -47,7 +47,8 @@ func TestCollapse(t *testing.T) {
 }
 
 // One change at several paths, versions and copies shares one ID whatever the order; another
-// value, another field name, another rule or another version-level subject is another change.
+// value, another field name, another rule, another version-level subject or another sample is
+// another change.
 func TestAssignAndGroups(t *testing.T) {
 	at := func(rule, version, path, file, after string) finding.Finding {
 		return finding.Finding{Rule: rule, Severity: finding.Error, CRD: "w.example.com", Version: version, Path: path,
@@ -61,7 +62,10 @@ func TestAssignAndGroups(t *testing.T) {
 		at("max-added", "v1", ".spec.containers[*].image", "config/crd/w.yaml", "128"),
 		at("served-version-removed", "v1", "", "config/crd/w.yaml", "false"),
 		at("served-version-removed", "v2", "", "config/crd/w.yaml", "false"),
+		at("sample-invalid", "v1", ".spec.size", "samples/a.yaml", "null"),
+		at("sample-invalid", "v1", ".spec.size", "samples/b.yaml", "null"),
 	}
+	fs[7].Object, fs[8].Object = "Widget/a", "Widget/b"
 	fs[0].Locations = []finding.Location{fs[0].Location, {File: "deploy/w.yaml", Line: 3}}
 	Assign(fs)
 	reversed := append([]finding.Finding{}, fs...)
@@ -79,7 +83,7 @@ func TestAssignAndGroups(t *testing.T) {
 	for _, g := range gs {
 		sizes = append(sizes, len(g.Places))
 	}
-	if want := []int{2, 1, 1, 1, 1, 1}; !reflect.DeepEqual(sizes, want) {
+	if want := []int{2, 1, 1, 1, 1, 1, 1, 1}; !reflect.DeepEqual(sizes, want) {
 		t.Fatalf("group sizes %v, want %v", sizes, want)
 	}
 	g := gs[0]
