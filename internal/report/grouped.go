@@ -79,6 +79,7 @@ func MarkdownWithin(r Report, limit int, headline string) string {
 		table := fmt.Sprintf("#### %s: %s\n\n| Severity | Rule | Version | Path | Before → after | Location | Places | What it means |\n|---|---|---|---|---|---|---|---|\n",
 			orDash(Escape(c.CRD), "(unnamed document)"), Tally(c.Groups))
 		var rows, details strings.Builder
+		full := true
 		for i := range c.Groups {
 			g := &c.Groups[i]
 			f := g.First()
@@ -87,6 +88,7 @@ func MarkdownWithin(r Report, limit int, headline string) string {
 				severityIcon(f.Severity), f.Rule, Escape(f.Version), Escape(f.Path), Escape(ba),
 				Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), places(g), Escape(f.Message))
 			if !fits(len(table) + rows.Len() + len(row) + details.Len()) {
+				full = false
 				break
 			}
 			rows.WriteString(row)
@@ -95,14 +97,13 @@ func MarkdownWithin(r Report, limit int, headline string) string {
 				details.WriteString(d)
 			}
 		}
-		if rows.Len() == 0 {
-			break
+		if rows.Len() > 0 {
+			if body.Len() > 0 {
+				body.WriteString("\n")
+			}
+			body.WriteString(table + rows.String() + details.String())
 		}
-		if body.Len() > 0 {
-			body.WriteString("\n")
-		}
-		body.WriteString(table + rows.String() + details.String())
-		if written < total && rows.Len() > 0 && !fits(0) {
+		if !full { // the next CRD's changes are less serious or later: stop here, counted below
 			break
 		}
 	}
