@@ -15,8 +15,13 @@ func TestOneChangeManyPlaces(t *testing.T) {
 	t.Chdir("../../testdata/report/shared")
 	for _, c := range []struct{ format, golden string }{
 		{"text", "report.txt"}, {"json", "report.json"}, {"markdown", "report.md"}, {"changelog", "changelog.md"},
+		{"verbose", "report-verbose.txt"},
 	} {
-		code, out, errOut := runCLI(t, "diff", "--format", c.format, "old", "new")
+		args := []string{"diff", "--format", c.format, "old", "new"}
+		if c.format == "verbose" {
+			args = []string{"diff", "--verbose", "--show-info", "old", "new"}
+		}
+		code, out, errOut := runCLI(t, args...)
 		if code != exitFindings || errOut != "" {
 			t.Fatalf("%s: exit %d, stderr %q", c.format, code, errOut)
 		}
