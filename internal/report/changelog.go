@@ -228,6 +228,9 @@ func prose(msg string) string {
 		if u, err := strconv.Unquote(msg[i : end+1]); err == nil { // messages quote with %q
 			quoted = u
 		}
+		if quoted == "" {
+			quoted = `""` // the empty string, which an empty code span would not show
+		}
 		b.WriteString(CodeSpan(quoted))
 		msg = msg[end+1:]
 	}

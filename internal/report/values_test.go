@@ -128,8 +128,9 @@ func TestProse(t *testing.T) {
 		`.spec.x has a new validation rule "self.a == \"@team\" && x < 3"`: "`.spec.x` has a new validation rule `self.a == \"@team\" && x < 3`",
 		"value \"a`b\" removed, see [here](https://evil.example) @octocat": "value ``a`b`` removed, see \\[here\\]\\(https&#58;//evil\\.example\\) @\u200boctocat",
 		".spec.a, .spec.b[*] and .…[*].c (2 paths)":                        "`.spec.a`, `.spec.b[*]` and `.…[*].c` \\(2 paths\\)",
-		"unclosed \"quote <b>": "unclosed \"quote &lt;b&gt;",
-		"\"`edge`\"":           "`` `edge` ``",
+		"unclosed \"quote <b>":          "unclosed \"quote &lt;b&gt;",
+		"\"`edge`\"":                    "`` `edge` ``",
+		`.spec.name now defaults to ""`: "`.spec.name` now defaults to `\"\"`",
 	} {
 		if got := prose(in); got != want {
 			t.Errorf("prose(%q) = %q, want %q", in, got, want)
