@@ -56,10 +56,10 @@ func TestOneCommentPerChangeAndFile(t *testing.T) {
 		first, _, _ := strings.Cut(c.Body, "\n\n**Before")
 		got = append(got, fmt.Sprintf("%s:%d %s", c.Path, c.Line, first))
 	}
-	const same = "maxLength of \\.spec\\.template\\.spec\\.containers\\[\\*\\]\\.image lowered \\(the same change, in this file&#58; 6 places; \\.spec\\.template\\.spec\\.…\\[\\*\\]\\.image \\(3 paths\\); versions v1, v2\\)"
+	const same = "maxLength of .spec.template.spec.containers\\[\\*\\].image lowered (the same change, in this file: 6 places; .spec.template.spec.…\\[\\*\\].image (3 paths); versions v1, v2)"
 	want := []string{
-		"bundle/w.yaml:10 **crdguard** error `max-decreased` · w\\.example\\.com v1 \\.spec\\.template\\.spec\\.containers\\[\\*\\]\\.image\n\n" + same,
-		"config/crd/w.yaml:10 **crdguard** error `max-decreased` · w\\.example\\.com v1 \\.spec\\.template\\.spec\\.containers\\[\\*\\]\\.image\n\n" + same,
+		"bundle/w.yaml:10 **crdguard** error `max-decreased` · w.example.com v1 .spec.template.spec.containers\\[\\*\\].image\n\n" + same,
+		"config/crd/w.yaml:10 **crdguard** error `max-decreased` · w.example.com v1 .spec.template.spec.containers\\[\\*\\].image\n\n" + same,
 	}
 	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
 		t.Errorf("comments:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))

@@ -315,13 +315,13 @@ func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	f.After = finding.Value(strings.Repeat("x", 300))
 	// finding.Value writes < and > as \u003c and \u003e; they are shown as < and >, which
 	// Escape turns into entities.
-	want := `"&lt;b&gt;@` + "\u200b" + `team&lt;/b&gt;" → "` + strings.Repeat("x", 198) + "…"
+	want := `"&lt;b>@` + "\u200b" + `team&lt;/b>" → "` + strings.Repeat("x", 198) + "…"
 	body := CommentBody(&f, "0123456789abcdef", DefaultDocsURL)
 	if !strings.HasPrefix(body, "**crdguard** warning `default-changed`") || !strings.Contains(body, "**Before → after:** "+want+"\n") {
 		t.Errorf("comment body lacks the severity or %q:\n%s", want, body)
 	}
 	// The summary cuts values shorter, where they differ, with the full values in a details block.
-	wantRow := `| ⚠️ warning | ` + "`default-changed`" + ` | v1 | \.spec\.owner | "&lt;b&gt;@` + "\u200b" + `team&lt;/b&gt;" → "` + strings.Repeat("x", 78) + "…"
+	wantRow := `| ⚠️ warning | ` + "`default-changed`" + ` | v1 | .spec.owner | "&lt;b>@` + "\u200b" + `team&lt;/b>" → "` + strings.Repeat("x", 78) + "…"
 	wantFull := `After: "` + strings.Repeat("x", 300) + `"`
 	if sum := Summary(report.Report{Findings: []finding.Finding{f}, CRDs: 1}, ""); !strings.Contains(sum, wantRow) || !strings.Contains(sum, wantFull) {
 		t.Errorf("summary lacks %q or %q:\n%s", wantRow, wantFull, sum)

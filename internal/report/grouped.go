@@ -86,7 +86,7 @@ func MarkdownWithin(r Report, limit int, headline string) string {
 			ba := ab.beforeAfter(f)
 			row := fmt.Sprintf("| %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
 				severityIcon(f.Severity), f.Rule, Escape(f.Version), Escape(f.Path), Escape(ba),
-				Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), places(g), Escape(f.Message))
+				Escape(Where(f)), places(g), Escape(f.Message))
 			if !fits(len(table) + rows.Len() + len(row) + details.Len()) {
 				full = false
 				break

@@ -126,9 +126,9 @@ func TestMarkdownFitsAComment(t *testing.T) {
 func TestProse(t *testing.T) {
 	for in, want := range map[string]string{
 		`.spec.x has a new validation rule "self.a == \"@team\" && x < 3"`: "`.spec.x` has a new validation rule `self.a == \"@team\" && x < 3`",
-		"value \"a`b\" removed, see [here](https://evil.example) @octocat": "value ``a`b`` removed, see \\[here\\]\\(https&#58;//evil\\.example\\) @\u200boctocat",
-		".spec.a, .spec.b[*] and .…[*].c (2 paths)":                        "`.spec.a`, `.spec.b[*]` and `.…[*].c` \\(2 paths\\)",
-		"unclosed \"quote <b>":          "unclosed \"quote &lt;b&gt;",
+		"value \"a`b\" removed, see [here](https://evil.example) @octocat": "value ``a`b`` removed, see \\[here\\](https\u200b://evil.example) @\u200boctocat",
+		".spec.a, .spec.b[*] and .…[*].c (2 paths)":                        "`.spec.a`, `.spec.b[*]` and `.…[*].c` (2 paths)",
+		"unclosed \"quote <b>":          "unclosed \"quote &lt;b>",
 		"\"`edge`\"":                    "`` `edge` ``",
 		`.spec.name now defaults to ""`: "`.spec.name` now defaults to `\"\"`",
 	} {
