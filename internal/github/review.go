@@ -247,17 +247,29 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 	return nil
 }
 
-// place decides where a new finding goes. Base-side findings (removals) are commented on the
-// LEFT side of the file's new path (or its old one when the file was deleted) when their line
-// is removed; on a context line, which GitHub shows on both sides, on the RIGHT, as GitHub
-// itself places comments there.
+// place decides where a new finding goes. A finding with a Go source (DESIGN §6) goes on that
+// line when the pull request's diff shows it, the way the author wrote the change; otherwise on
+// its YAML line. Base-side findings (removals) are commented on the LEFT side of the file's new
+// path (or its old one when the file was deleted) when their line is removed; on a context
+// line, which GitHub shows on both sides, on the RIGHT, as GitHub itself places comments there.
 func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	pl := planned{f: f, fp: fp, where: inBody}
 	if diff == nil || f.Baseline != "" {
 		return pl // a baseline's lines are not lines of this pull request's diff
 	}
-	head := f.Location.Side != finding.Base
-	fd, changed := diff.File(f.Location.File, head)
+	if f.Source != nil {
+		if src := at(pl, *f.Source, diff); src.where == inline {
+			return src
+		}
+	}
+	return at(pl, f.Location, diff)
+}
+
+// at places a comment on one location: inline when the diff shows its line, on the file when
+// the file changed, else in the body (pl unchanged).
+func at(pl planned, loc finding.Location, diff *source.Diff) planned {
+	head := loc.Side != finding.Base
+	fd, changed := diff.File(loc.File, head)
 	if !changed {
 		return pl
 	}
@@ -265,12 +277,12 @@ func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	if pl.path == "" {
 		pl.path = fd.From
 	}
-	if diff.Contains(f.Location.File, f.Location.Line, head) {
-		pl.where, pl.line, pl.side = inline, f.Location.Line, "RIGHT"
-		if !head && diff.Removed(f.Location.File, f.Location.Line) {
+	if diff.Contains(loc.File, loc.Line, head) {
+		pl.where, pl.line, pl.side = inline, loc.Line, "RIGHT"
+		if !head && diff.Removed(loc.File, loc.Line) {
 			pl.side = "LEFT"
 		} else if !head {
-			_, pl.line, _ = diff.HeadPosition(f.Location.File, f.Location.Line)
+			_, pl.line, _ = diff.HeadPosition(loc.File, loc.Line)
 		}
 	}
 	return pl

@@ -29,6 +29,13 @@ type rdDiagnostic struct {
 	Location rdLocation `json:"location"`
 	Severity string     `json:"severity"`
 	Code     rdCode     `json:"code"`
+	// RelatedLocations holds the Go source line (DESIGN §6), when the finding has one.
+	RelatedLocations []rdRelated `json:"related_locations,omitempty"`
+}
+
+type rdRelated struct {
+	Message  string     `json:"message"`
+	Location rdLocation `json:"location"`
 }
 
 type rdLocation struct {
@@ -81,6 +88,15 @@ func RDJSON(w io.Writer, r Report) error {
 			d.Message += " (line " + strconv.Itoa(f.Location.Line) + " of the base version)"
 		case f.Location.Line > 0:
 			d.Location.Range = &rdRange{Start: rdPosition{Line: f.Location.Line}}
+		}
+		if src := f.Source; src != nil {
+			rel := rdRelated{Message: "Go source", Location: rdLocation{Path: plain(src.File)}}
+			if src.Side == finding.Base { // reviewdog places lines in head only, as above
+				rel.Message += " (line " + strconv.Itoa(src.Line) + " of the base version)"
+			} else {
+				rel.Location.Range = &rdRange{Start: rdPosition{Line: src.Line}}
+			}
+			d.RelatedLocations = append(d.RelatedLocations, rel)
 		}
 		doc.Diagnostics = append(doc.Diagnostics, d)
 	}

@@ -55,6 +55,15 @@ func SARIF(w io.Writer, r Report) error {
 			WithMessage(sarif.NewTextMessage(f.Message)).
 			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
 		result.WithPartialFingerPrints(map[string]interface{}{"crdguard/v1": f.Fingerprint()})
+		if src := f.Source; src != nil {
+			// The Go line the schema node is generated from, as a related location: code
+			// scanning shows the YAML result and links the line the author edits.
+			goLoc := sarif.NewPhysicalLocation().
+				WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(src.File))).
+				WithRegion(sarif.NewRegion().WithStartLine(max(src.Line, 1)))
+			result.AddRelatedLocation(sarif.NewLocationWithPhysicalLocation(goLoc).
+				WithMessage(sarif.NewTextMessage("Go source (" + string(src.Side) + ")")))
+		}
 	}
 	sarifContext(run, r)
 	log.AddRun(run)

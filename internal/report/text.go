@@ -50,6 +50,9 @@ func Text(w io.Writer, r Report) error {
 			if also := AlsoIn(f); also != "" {
 				tw.printf("          also in %s\n", plain(also))
 			}
+			if f.Source != nil {
+				tw.printf("          Go source %s:%d (%s)\n", plain(f.Source.File), f.Source.Line, f.Source.Side)
+			}
 			if ba := ab.beforeAfter(&f); ba != "" {
 				tw.printf("          %s\n", plain(ba))
 			}
