@@ -76,11 +76,22 @@ type BarSpec struct {
 type Template struct {
 	// +optional
 	Pod *corev1.PodTemplateSpec ` + "`json:\"pod,omitempty\"`" + `
+
+	// Gateway API writes a validation per release channel.
+	// <gateway:experimental:validation:XValidation:message="one",rule="self.size() == 1">
+	// <gateway:experimental>
+	Ports []Port ` + "`json:\"ports\"`" + `
+
+	// An embedded type with a json name is an ordinary property.
+	shared.Common ` + "`json:\"common\"`" + `
 }
 `,
 	"api/apps/v1alpha1/foo_spec.go": `package v1alpha1
 
-import "example.com/op-api/shared"
+import (
+	"example.com/op-api/shared"
+	"example.com/op/pkg/limits"
+)
 
 // FooSpec is declared in a file of its own.
 // +kubebuilder:validation:XValidation:rule="self.min <= self.max",message="min above max"
@@ -102,6 +113,8 @@ type FooSpec struct {
 	Min, Max int32 ` + "`json:\",omitempty\"`" + `
 
 	Template Template ` + "`json:\"template\"`" + `
+
+	Limits limits.Limits ` + "`json:\"limits\"`" + `
 
 	internal string
 	Skipped  string ` + "`json:\"-\"`" + `
@@ -131,6 +144,14 @@ type Common struct {
 	// Owner names who runs it.
 	// +kubebuilder:validation:MaxLength=63
 	Owner string ` + "`json:\"owner,omitempty\"`" + `
+}
+`,
+	"pkg/limits/limits.go": `package limits
+
+// Limits lives in the root module.
+type Limits struct {
+	// +kubebuilder:validation:Maximum=100
+	CPU int ` + "`json:\"cpu\"`" + `
 }
 `,
 	// A group whose package folder is not a version: the version comes from GroupVersion.
@@ -174,17 +195,17 @@ func TestMap(t *testing.T) {
 		{"marker on a field inlined from another package", "foos.apps.example.com", "v1alpha1", "max-decreased", ".spec.owner", "maxLength of .spec.owner changed from 64 to 63", "", common + ":6"},
 		{"the same struct inlined by another kind", "bars.apps.example.com", "v1alpha1", "max-added", ".spec.owner", "maxLength of .spec.owner set to 63", "", common + ":6"},
 		{"field without the keyword's marker", "bars.apps.example.com", "v1alpha1", "min-added", ".spec.owner", "minLength of .spec.owner set to 1", "", common + ":7"},
-		{"items marker of a slice field", "foos.apps.example.com", "v1alpha1", "max-added", ".spec.tags[*]", "maxLength of .spec.tags[*] set to 10", "", spec + ":11"},
-		{"the slice's own marker", "foos.apps.example.com", "v1alpha1", "max-decreased", ".spec.tags", "maxItems of .spec.tags changed from 6 to 5", "", spec + ":12"},
-		{"type marker of a map's values", "foos.apps.example.com", "v1alpha1", "pattern-added", ".spec.labels.*", "pattern added", "", spec + ":30"},
-		{"map values without a marker point at the map", "foos.apps.example.com", "v1alpha1", "type-changed", ".spec.labels.*", "type changed", "", spec + ":15"},
-		{"through a pointer and an alias", "foos.apps.example.com", "v1alpha1", "default-changed", ".spec.ports[*].number", "default changed", "", spec + ":40"},
-		{"alias field without marker", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.ports[*].name", "removed", "", spec + ":43"},
-		{"enum on the named type", "foos.apps.example.com", "v1alpha1", "enum-value-removed", ".spec.mode", "Medium removed", "", spec + ":34"},
-		{"required marker", "foos.apps.example.com", "v1alpha1", "required-added", ".spec.mode", "now required", "", spec + ":19"},
-		{"required without a marker: the field", "foos.apps.example.com", "v1alpha1", "required-added", ".spec.ports", "now required", "", spec + ":17"},
-		{"fields without a json name", "foos.apps.example.com", "v1alpha1", "field-added", ".spec.Max", "added", "", spec + ":22"},
-		{"CEL rule picked by its text", "foos.apps.example.com", "v1alpha1", "validation-rule-added", ".spec", "rule added", "has(self.mode)", spec + ":7"},
+		{"items marker of a slice field", "foos.apps.example.com", "v1alpha1", "max-added", ".spec.tags[*]", "maxLength of .spec.tags[*] set to 10", "", spec + ":14"},
+		{"the slice's own marker", "foos.apps.example.com", "v1alpha1", "max-decreased", ".spec.tags", "maxItems of .spec.tags changed from 6 to 5", "", spec + ":15"},
+		{"type marker of a map's values", "foos.apps.example.com", "v1alpha1", "pattern-added", ".spec.labels.*", "pattern added", "", spec + ":35"},
+		{"map values without a marker point at the map", "foos.apps.example.com", "v1alpha1", "type-changed", ".spec.labels.*", "type changed", "", spec + ":18"},
+		{"through a pointer and an alias", "foos.apps.example.com", "v1alpha1", "default-changed", ".spec.ports[*].number", "default changed", "", spec + ":45"},
+		{"alias field without marker", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.ports[*].name", "removed", "", spec + ":48"},
+		{"enum on the named type", "foos.apps.example.com", "v1alpha1", "enum-value-removed", ".spec.mode", "Medium removed", "", spec + ":39"},
+		{"required marker", "foos.apps.example.com", "v1alpha1", "required-added", ".spec.mode", "now required", "", spec + ":22"},
+		{"required without a marker: the field", "foos.apps.example.com", "v1alpha1", "required-added", ".spec.ports", "now required", "", spec + ":20"},
+		{"fields without a json name", "foos.apps.example.com", "v1alpha1", "field-added", ".spec.Max", "added", "", spec + ":25"},
+		{"CEL rule picked by its text", "foos.apps.example.com", "v1alpha1", "validation-rule-added", ".spec", "rule added", "has(self.mode)", spec + ":10"},
 		{"CEL rule of the kind", "foos.apps.example.com", "v1alpha1", "validation-rule-changed", ".", "rule changed", "self.metadata.name.size() < 64", types + ":14"},
 		{"CEL rule not in the Go types: the field", "foos.apps.example.com", "v1alpha1", "validation-rule-added", ".spec", "rule added", "true", types + ":18"},
 		{"inline type of another module", "foos.apps.example.com", "v1alpha1", "field-removed", ".apiVersion", "removed", "", types + ":16"},
@@ -192,6 +213,10 @@ func TestMap(t *testing.T) {
 		{"subresource marker", "foos.apps.example.com", "v1alpha1", "subresource-removed", "", "status subresource removed", "", types + ":11"},
 		{"version-level without a marker: the kind", "foos.apps.example.com", "v1alpha1", "version-removed", "", "removed", "", types + ":15"},
 		{"version from GroupVersion", "widgets.widgets.example.com", "v2", "storage-version-changed", "", "storage moved", "", "api/widgets/widget_types.go:4"},
+		{"a package of the root module", "foos.apps.example.com", "v1alpha1", "max-decreased", ".spec.limits.cpu", "maximum of .spec.limits.cpu changed from 200 to 100", "", "pkg/limits/limits.go:5"},
+		{"embedded with a json name", "foos.apps.example.com", "v1alpha1", "max-added", ".spec.template.common.owner", "maxLength of x set to 63", "", common + ":6"},
+		{"embedded with a json name is not inline", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.template.owner", "removed", "", ""},
+		{"a release channel's marker", "foos.apps.example.com", "v1alpha1", "validation-rule-added", ".spec.template.ports", "rule added", "self.size() == 1", types + ":38"},
 		{"a path the types lack", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.nothing", "removed", "", ""},
 		{"unexported and json:\"-\" fields are not properties", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.Skipped", "removed", "", ""},
 		{"unknown version", "foos.apps.example.com", "v1", "field-removed", ".spec.mode", "removed", "", ""},

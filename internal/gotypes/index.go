@@ -158,7 +158,7 @@ func modulePath(data []byte) string {
 func (idx *index) dirOf(importPath string) (string, bool) {
 	for _, m := range idx.modules {
 		if importPath == m.path || strings.HasPrefix(importPath, m.path+"/") {
-			return path.Join(m.dir, strings.TrimPrefix(importPath, m.path)), true
+			return strings.TrimPrefix(path.Join(m.dir, strings.TrimPrefix(importPath, m.path)), "/"), true
 		}
 	}
 	return "", false

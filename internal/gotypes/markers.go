@@ -41,6 +41,9 @@ func markersOf(fset *token.FileSet, cg *ast.CommentGroup) []marker {
 			continue // controller-gen reads markers from line comments only
 		}
 		text = strings.TrimSpace(text)
+		if v, ok := channelMarker(text); ok {
+			text = "+" + v
+		}
 		if !strings.HasPrefix(text, "+") || len(text) < 2 {
 			continue
 		}
@@ -48,6 +51,17 @@ func markersOf(fset *token.FileSet, cg *ast.CommentGroup) []marker {
 		out = append(out, marker{text: text[1:], file: pos.Filename, line: pos.Line})
 	}
 	return out
+}
+
+// channelMarker reads Gateway API's per-channel validation markers
+// (`<gateway:experimental:validation:XValidation:rule="…">`), which its own generator turns
+// into the kubebuilder marker of the same name for one release channel's CRDs.
+func channelMarker(text string) (string, bool) {
+	if !strings.HasPrefix(text, "<gateway:") || !strings.HasSuffix(text, ">") {
+		return "", false
+	}
+	_, rest, ok := strings.Cut(text[1:len(text)-1], ":validation:")
+	return "kubebuilder:validation:" + rest, ok
 }
 
 // find returns the first marker with one of the names.

@@ -230,11 +230,13 @@ func field(st *ast.StructType, in *file, name string, depth int) (node, bool) {
 			inline = append(inline, f)
 			continue
 		}
-		names := f.Names
-		if len(names) == 0 {
+		if len(f.Names) == 0 { // embedded with a json name: an ordinary property
+			if jsonName == name {
+				return fieldNode(f, in), true
+			}
 			continue
 		}
-		for _, id := range names {
+		for _, id := range f.Names {
 			prop := jsonName
 			if prop == "" {
 				prop = id.Name // no json name: encoding/json uses the field's
