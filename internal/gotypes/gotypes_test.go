@@ -170,6 +170,17 @@ type Widget struct {
 	Size int ` + "`json:\"size\"`" + `
 }
 `,
+	// A test group whose version variable has another name.
+	"util/builder/doc.go": "// +groupName=test.example.com\npackage builder\n",
+	"util/builder/types.go": `package builder
+
+var GroupVersion = schema.GroupVersion{Group: "test.example.com", Version: "v1"}
+
+var TestGroupVersion = schema.GroupVersion{Group: "test.example.com", Version: "v1alpha1"}
+
+// +kubebuilder:object:root=true
+type Phase struct{}
+`,
 	// Two packages that claim one group and version: no guess.
 	"api/dup/a/v1/doc.go":    "// +groupName=dup.example.com\npackage v1\n\n// +kubebuilder:object:root=true\ntype Dup struct{}\n",
 	"api/dup/b/v1/doc.go":    "// +groupName=dup.example.com\npackage v1\n\n// +kubebuilder:object:root=true\ntype Dup struct{}\n",
@@ -181,6 +192,7 @@ var crds = map[string]CRD{
 	"foos.apps.example.com":       {Group: "apps.example.com", Kind: "Foo"},
 	"bars.apps.example.com":       {Group: "apps.example.com", Kind: "Bar"},
 	"widgets.widgets.example.com": {Group: "widgets.example.com", Kind: "Widget"},
+	"phases.test.example.com":     {Group: "test.example.com", Kind: "Phase"},
 	"dups.dup.example.com":        {Group: "dup.example.com", Kind: "Dup"},
 }
 
@@ -217,6 +229,7 @@ func TestMap(t *testing.T) {
 		{"embedded with a json name", "foos.apps.example.com", "v1alpha1", "max-added", ".spec.template.common.owner", "maxLength of x set to 63", "", common + ":6"},
 		{"embedded with a json name is not inline", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.template.owner", "removed", "", ""},
 		{"a release channel's marker", "foos.apps.example.com", "v1alpha1", "validation-rule-added", ".spec.template.ports", "rule added", "self.size() == 1", types + ":38"},
+		{"a package with kinds of two versions", "phases.test.example.com", "v1alpha1", "version-removed", "", "removed", "", "util/builder/types.go:8"},
 		{"a path the types lack", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.nothing", "removed", "", ""},
 		{"unexported and json:\"-\" fields are not properties", "foos.apps.example.com", "v1alpha1", "field-removed", ".spec.Skipped", "removed", "", ""},
 		{"unknown version", "foos.apps.example.com", "v1", "field-removed", ".spec.mode", "removed", "", ""},

@@ -12,6 +12,7 @@ import (
 	"go/token"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,9 +43,13 @@ type module struct{ path, dir string }
 
 // pkg is one parsed Go package.
 type pkg struct {
-	dir            string
-	group, version string
-	types          map[string]*decl
+	dir   string
+	group string
+	// versions are those of the package's schema.GroupVersion variables (GroupVersion, and
+	// others such as cluster-api's TestGroupVersion for test kinds of another version), else
+	// the folder's name; the kind's name tells the package's kinds apart.
+	versions []string
+	types    map[string]*decl
 }
 
 // file is one parsed Go file: its name and its imports (local name → import path).
@@ -184,8 +189,8 @@ func (idx *index) load(dir string) *pkg {
 		}
 		idx.addFile(p, name, af)
 	}
-	if p != nil && p.version == "" && versionDir.MatchString(path.Base(dir)) {
-		p.version = path.Base(dir)
+	if p != nil && len(p.versions) == 0 && versionDir.MatchString(path.Base(dir)) {
+		p.versions = []string{path.Base(dir)}
 	}
 	idx.pkgs[dir] = p
 	return p
@@ -236,26 +241,26 @@ func (idx *index) addFile(p *pkg, name string, af *ast.File) {
 				}
 			}
 		case token.VAR:
-			if v := groupVersion(gd); v != "" && p.version == "" {
-				p.version = v
+			if v := groupVersion(gd); v != "" && !slices.Contains(p.versions, v) {
+				p.versions = append(p.versions, v)
 			}
 		}
 	}
 }
 
-// groupVersion reads the version of `GroupVersion = schema.GroupVersion{Group: …, Version: "v1"}`.
+// groupVersion reads the version of a `schema.GroupVersion{Group: …, Version: "v1"}` variable.
 func groupVersion(gd *ast.GenDecl) string {
 	for _, s := range gd.Specs {
 		vs, ok := s.(*ast.ValueSpec)
 		if !ok {
 			continue
 		}
-		for i, n := range vs.Names {
-			if (n.Name != "GroupVersion" && n.Name != "SchemeGroupVersion") || i >= len(vs.Values) {
+		for _, value := range vs.Values {
+			cl, ok := value.(*ast.CompositeLit)
+			if !ok {
 				continue
 			}
-			cl, ok := vs.Values[i].(*ast.CompositeLit)
-			if !ok {
+			if sel, ok := cl.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "GroupVersion" {
 				continue
 			}
 			for _, e := range cl.Elts {
@@ -282,7 +287,7 @@ func groupVersion(gd *ast.GenDecl) string {
 func (idx *index) root(group, version, kind string) *decl {
 	var found []*decl
 	for _, p := range idx.apis {
-		if p.group != group || p.version != version {
+		if p.group != group || !slices.Contains(p.versions, version) {
 			continue
 		}
 		if d := p.types[kind]; d != nil {
