@@ -1,6 +1,8 @@
 package action
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,12 +45,7 @@ func goPullRequest(t *testing.T) *pullRequest {
 	pr.repo.Remove("api/v1/zz_generated.deepcopy.go")
 	head := pr.repo.Commit("lower the maximum size, drop color, require a template name")
 	pr.base, pr.head = base.String(), head.String()
-	diff, err := exec.Command("git", "-C", pr.repo.Dir, "diff", "-U3", pr.base, pr.head).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
-	pr.srv.Commits = map[string]bool{pr.base: true, pr.head: true}
+	pr.showDiff()
 	return pr
 }
 
@@ -82,11 +79,80 @@ func TestCommentsOnGoTypes(t *testing.T) {
 	}
 	pr.completed(pr.head)
 
+	// The JSON report carries every finding's Go line, info ones included.
+	var rep struct {
+		Findings []struct {
+			Rule, Path string
+			Source     *struct {
+				File string
+				Line int
+				Side string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(pr.repo.Dir, ReportFile))), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	for _, f := range rep.Findings {
+		src := "-"
+		if f.Source != nil {
+			src = fmt.Sprintf("%s:%d:%s", f.Source.File, f.Source.Line, f.Source.Side)
+		}
+		sources = append(sources, f.Rule+" "+f.Path+" "+src)
+	}
+	wantSources := []string{
+		"field-removed .spec.color " + types + ":17:base",
+		"max-decreased .spec.size " + types + ":11:head",
+		"min-added .spec.template.name " + types + ":22:head",
+	}
+	if strings.Join(sources, "\n") != strings.Join(wantSources, "\n") {
+		t.Errorf("report sources:\n%s\nwant:\n%s", strings.Join(sources, "\n"), strings.Join(wantSources, "\n"))
+	}
+
 	comments := len(pr.srv.Comments)
 	code, out = pr.run()
 	if code != ExitFindings || len(pr.srv.Comments) != comments || !strings.Contains(out, "3 already posted") {
 		t.Fatalf("second run: exit %d, %d comments\n%s", code, len(pr.srv.Comments), out)
 	}
+}
+
+// showDiff gives the fake GitHub git's own diff of base and head, the commits it knows.
+func (pr *pullRequest) showDiff() {
+	pr.t.Helper()
+	diff, err := exec.Command("git", "-C", pr.repo.Dir, "diff", "-U3", pr.base, pr.head).Output()
+	if err != nil {
+		pr.t.Fatal(err)
+	}
+	pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
+	pr.srv.Commits = map[string]bool{pr.base: true, pr.head: true}
+}
+
+// A change to the generated YAML alone (the Go types untouched) is commented on the YAML: the
+// Go line is not in the diff, so GitHub would refuse a comment there.
+func TestYAMLOnlyChangeStaysOnYAML(t *testing.T) {
+	pr := goPullRequest(t)
+	pr.base = pr.head
+	crd := "config/crd/bases/example.com_widgets.yaml"
+	data := strings.Replace(readFile(t, filepath.Join(pr.repo.Dir, crd)), "maximum: 5", "maximum: 4", 1)
+	pr.repo.Write(crd, []byte(data))
+	pr.head = pr.repo.Commit("hand-edit the generated CRD").String()
+	pr.showDiff()
+	if code, out := pr.run(); code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	var got []string
+	for _, c := range pr.srv.Comments {
+		got = append(got, c.Path+":"+itoa(c.Line)+":"+c.Side+":"+ruleOf(c.Body))
+	}
+	if want := crd + ":34:RIGHT:max-decreased"; strings.Join(got, " ") != want {
+		t.Fatalf("comments %v, want %s", got, want)
+	}
+	// The comment still names the Go line that generates the node.
+	if !strings.Contains(pr.srv.Comments[0].Body, `**Go source:** api/v1/widget\_types\.go&#58;11 · **generated CRD:** `) {
+		t.Errorf("comment does not name the Go line:\n%s", pr.srv.Comments[0].Body)
+	}
+	pr.completed(pr.head)
 }
 
 // sortPairs sorts a list of (comment, detail) line pairs by the comment line.

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -16,12 +17,7 @@ import (
 // and the diff learns the hunks of those Go files, so a review comment can go there. head is
 // the working tree's files when it was compared (its Go edits count), else the head commit's.
 func goSources(repo *source.Repo, mb, head *object.Commit, cmp *source.Comparison, res *GitResult, workingTree bool) (gotypes.Stats, error) {
-	crds := map[string]gotypes.CRD{}
-	for _, t := range []*source.Tree{cmp.Old, cmp.New} {
-		for _, c := range t.CRDs {
-			crds[c.Name] = gotypes.CRD{Group: c.Object.Spec.Group, Kind: c.Object.Spec.Names.Kind}
-		}
-	}
+	crds := crdsOf(cmp.Old, cmp.New)
 	if len(res.Findings) == 0 || len(crds) == 0 {
 		return gotypes.Stats{}, nil
 	}
@@ -41,6 +37,17 @@ func goSources(repo *source.Repo, mb, head *object.Commit, cmp *source.Compariso
 	st := gotypes.Map(res.Findings, crds, base, headFiles)
 	addGoHunks(res.Diff, res.Findings, base, headFiles)
 	return st, nil
+}
+
+// crdsOf is the group and kind of every CRD of two trees, by name.
+func crdsOf(trees ...*source.Tree) map[string]gotypes.CRD {
+	crds := map[string]gotypes.CRD{}
+	for _, t := range trees {
+		for _, c := range t.CRDs {
+			crds[c.Name] = gotypes.CRD{Group: c.Object.Spec.Group, Kind: c.Object.Spec.Names.Kind}
+		}
+	}
+	return crds
 }
 
 // addGoHunks adds to the diff the Go files that findings point at and that the change edits
@@ -66,5 +73,33 @@ func addGoHunks(d *source.Diff, fs []finding.Finding, base, head *source.Files) 
 			continue
 		}
 		d.Add(source.NewFileDiff(name, name, old, new))
+	}
+}
+
+// DirSources is goSources for two directories compared by `crdguard diff` (a checkout of each
+// release, say): the Go lines are named as the CRDs are, joined to the directory given. A side
+// that is not a directory (a file, a cluster) has no Go sources.
+func DirSources(res *Result, old, new *source.Tree) {
+	var sides [2]gotypes.Tree
+	roots := map[finding.Side]string{finding.Base: old.Root, finding.Head: new.Root}
+	for i, root := range []string{old.Root, new.Root} {
+		if root == "" {
+			continue
+		}
+		files, err := source.DirFiles(root)
+		if err != nil {
+			res.Notices = append(res.Notices, err.Error()+"; findings point at the CRD YAML only")
+			return
+		}
+		sides[i] = files
+	}
+	if sides[0] == nil && sides[1] == nil {
+		return
+	}
+	gotypes.Map(res.Findings, crdsOf(old, new), sides[0], sides[1])
+	for i := range res.Findings {
+		if src := res.Findings[i].Source; src != nil {
+			src.File = filepath.ToSlash(filepath.Join(roots[src.Side], filepath.FromSlash(src.File)))
+		}
 	}
 }

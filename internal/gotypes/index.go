@@ -231,7 +231,10 @@ func (idx *index) addFile(p *pkg, name string, af *ast.File) {
 				if doc == nil && len(gd.Specs) == 1 {
 					doc = gd.Doc
 				}
-				at := gd.Pos()
+				at := ts.Pos()
+				if len(gd.Specs) == 1 {
+					at = gd.Pos() // the group above `type X …` is the one above the keyword
+				}
 				if doc != nil {
 					at = doc.Pos()
 				}
