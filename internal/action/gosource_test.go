@@ -60,7 +60,7 @@ func TestCommentsOnGoTypes(t *testing.T) {
 	}
 	const types = "api/v1/widget_types.go"
 	// Markdown-escaped as all repository text in comments: GitHub shows widget_types.go:11.
-	const goFile, crd = `api/v1/widget\_types\.go&#58;`, `config/crd/bases/example\.com\_widgets\.yaml&#58;`
+	const goFile, crd = `api/v1/widget\_types.go:`, `config/crd/bases/example.com\_widgets.yaml:`
 	var got []string
 	for _, c := range pr.srv.Comments {
 		got = append(got, c.Path+":"+itoa(c.Line)+":"+c.Side+":"+ruleOf(c.Body))
@@ -70,7 +70,7 @@ func TestCommentsOnGoTypes(t *testing.T) {
 	}
 	want := []string{
 		types + ":11:RIGHT:max-decreased", "  " + goFile + "11 · **generated CRD:** " + crd + "34",
-		types + ":17:LEFT:field-removed", "  " + goFile + `17 \(base\) · **generated CRD:** ` + crd + `31 \(base\)`,
+		types + ":17:LEFT:field-removed", "  " + goFile + `17 (base) · **generated CRD:** ` + crd + `31 (base)`,
 		types + ":22:RIGHT:min-added", "  " + goFile + "22 · **generated CRD:** " + crd + "42",
 	}
 	sortPairs(got)
@@ -149,7 +149,7 @@ func TestYAMLOnlyChangeStaysOnYAML(t *testing.T) {
 		t.Fatalf("comments %v, want %s", got, want)
 	}
 	// The comment still names the Go line that generates the node.
-	if !strings.Contains(pr.srv.Comments[0].Body, `**Go source:** api/v1/widget\_types\.go&#58;11 · **generated CRD:** `) {
+	if !strings.Contains(pr.srv.Comments[0].Body, `**Go source:** api/v1/widget\_types.go:11 · **generated CRD:** `) {
 		t.Errorf("comment does not name the Go line:\n%s", pr.srv.Comments[0].Body)
 	}
 	pr.completed(pr.head)

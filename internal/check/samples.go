@@ -8,13 +8,16 @@ import (
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
 	"github.com/crdguard/crdguard/internal/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // samples validates custom resources against the base and head schemas of the CRDs that
 // changed: what was valid and is refused now (sample-invalid), and what head silently drops
 // (sample-pruned).
-func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
+func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
+	objs := new.Objects
 	type key struct{ group, kind string }
 	changed := map[key]crd.Pair{}
 	for _, p := range pairs {
@@ -41,6 +44,7 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 		return s
 	}
 	var out []finding.Finding
+	stale := 0
 	for _, o := range objs {
 		group, version, ok := strings.Cut(o.APIVersion, "/")
 		if !ok || o.Name == "" {
@@ -60,9 +64,20 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 		if p.Old != nil && hasVersion(p.Old, version) {
 			base = schemaOf(p.Old, version)
 		}
-		out = append(out, sampleFindings(p.New.Name, version, o, base, head)...)
+		fs, invalidBefore := sampleFindings(p.New.Name, version, o, base, head)
+		if invalidBefore && new.Changed != nil && !new.Changed[o.File] {
+			// Already refused under the base schema, in a file this change does not touch:
+			// not this change's problem.
+			stale += len(fs)
+			continue
+		}
+		out = append(out, fs...)
 	}
-	return out
+	var notices []string
+	if stale > 0 {
+		notices = append(notices, fmt.Sprintf("%d sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema", stale))
+	}
+	return out, notices
 }
 
 // notChecked is how a field.Error without a field prints its field: the API server's "some
@@ -78,12 +93,16 @@ func hasVersion(c *crd.CRD, v string) bool {
 	return false
 }
 
-func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema) []finding.Finding {
+// sampleFindings validates one sample; invalidBefore says the base schema refused it already.
+func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema) (out []finding.Finding, invalidBefore bool) {
 	now := head.Create(o.Data)
+	now.Errors = schemaErrors(now.Errors)
 	var before validation.Created
 	if base != nil {
 		before = base.Create(o.Data)
+		before.Errors = schemaErrors(before.Errors)
 	}
+	invalidBefore = base != nil && len(before.Errors) > 0
 	loc := func(path string) finding.Location {
 		return finding.Location{File: o.File, Line: o.LineOf(crd.FieldPath(path)), Side: finding.Head}
 	}
@@ -93,7 +112,6 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 			object = o.Kind + "/" + ns + "/" + o.Name
 		}
 	}
-	var out []finding.Finding
 	for _, path := range now.Pruned {
 		if base == nil || slices.Contains(before.Pruned, path) {
 			continue // head drops nothing that base kept
@@ -102,7 +120,7 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 			fmt.Sprintf("%s %q sets %s, which the head schema prunes", o.Kind, o.Name, path), loc(path)))
 	}
 	if len(now.Errors) == 0 {
-		return out
+		return out, invalidBefore
 	}
 	was := map[string]bool{}
 	for _, e := range before.Errors {
@@ -132,5 +150,14 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		out = append(out, rules.SampleFinding(false, sev, crdName, version, path, object,
 			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
 	}
-	return out
+	return out, invalidBefore
+}
+
+// schemaErrors drops the errors no schema change can cause: the object's name and namespace
+// (placeholders such as {GATEWAY_NAME} or ${NS} in samples) are checked by the API server
+// whatever the CRD says.
+func schemaErrors(errs field.ErrorList) field.ErrorList {
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		return e.Field == "metadata.name" || e.Field == "metadata.namespace" || e.Field == "metadata.generateName"
+	})
 }

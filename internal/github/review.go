@@ -248,28 +248,23 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 }
 
 // place decides where a new finding goes. A finding with a Go source (DESIGN §6) goes on that
-// line when the pull request's diff shows it, the way the author wrote the change; otherwise on
-// its YAML line. Base-side findings (removals) are commented on the LEFT side of the file's new
-// path (or its old one when the file was deleted) when their line is removed; on a context
-// line, which GitHub shows on both sides, on the RIGHT, as GitHub itself places comments there.
+// line when the pull request's diff shows it, the way the author wrote the change (onGoLine).
+// Otherwise: inline where its line is inside a hunk of the pull request's diff — a removed line
+// on the LEFT at its base line, any other at the head line every channel uses (finding.Shown),
+// on the RIGHT, as GitHub itself places comments on context lines — else on the file when the
+// pull request changed it, else in the review body.
 func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	pl := planned{f: f, fp: fp, where: inBody}
 	if diff == nil || f.Baseline != "" {
 		return pl // a baseline's lines are not lines of this pull request's diff
 	}
 	if f.Source != nil {
-		if src := at(pl, *f.Source, diff); src.where == inline {
+		if src := onGoLine(pl, *f.Source, diff); src.where == inline {
 			return src
 		}
 	}
-	return at(pl, f.Location, diff)
-}
-
-// at places a comment on one location: inline when the diff shows its line, on the file when
-// the file changed, else in the body (pl unchanged).
-func at(pl planned, loc finding.Location, diff *source.Diff) planned {
-	head := loc.Side != finding.Base
-	fd, changed := diff.File(loc.File, head)
+	head := f.Location.Side != finding.Base
+	fd, changed := diff.File(f.Location.File, head)
 	if !changed {
 		return pl
 	}
@@ -277,13 +272,34 @@ func at(pl planned, loc finding.Location, diff *source.Diff) planned {
 	if pl.path == "" {
 		pl.path = fd.From
 	}
-	if diff.Contains(loc.File, loc.Line, head) {
-		pl.where, pl.line, pl.side = inline, loc.Line, "RIGHT"
-		if !head && diff.Removed(loc.File, loc.Line) {
-			pl.side = "LEFT"
-		} else if !head {
-			_, pl.line, _ = diff.HeadPosition(loc.File, loc.Line)
-		}
+	shown, onHead := f.Shown()
+	switch {
+	case !head && diff.Removed(f.Location.File, f.Location.Line) && diff.Contains(f.Location.File, f.Location.Line, false):
+		pl.where, pl.line, pl.side = inline, f.Location.Line, "LEFT"
+	case onHead && shown.File == fd.To && !shown.Removed && diff.Contains(shown.File, shown.Line, true):
+		pl.where, pl.line, pl.side = inline, shown.Line, "RIGHT"
+	}
+	return pl
+}
+
+// onGoLine places a comment inline on a finding's Go line when the diff shows it: a removed
+// line on the LEFT, an added or kept one on the RIGHT (a kept base line at its head number);
+// otherwise pl comes back unchanged.
+func onGoLine(pl planned, src finding.Location, diff *source.Diff) planned {
+	head := src.Side != finding.Base
+	fd, ok := diff.File(src.File, head)
+	if !ok || !diff.Contains(src.File, src.Line, head) {
+		return pl
+	}
+	pl.path = fd.To
+	if pl.path == "" {
+		pl.path = fd.From
+	}
+	pl.where, pl.line, pl.side = inline, src.Line, "RIGHT"
+	if !head && diff.Removed(src.File, src.Line) {
+		pl.side = "LEFT"
+	} else if !head {
+		_, pl.line, _, _ = diff.HeadPosition(src.File, src.Line)
 	}
 	return pl
 }
@@ -316,7 +332,7 @@ func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 	for i, pl := range items {
 		f := pl.f
 		line := fmt.Sprintf("\n- **%s** `%s` %s (%s): %s [doc](%s#%s) %s", f.Severity, f.Rule, location(f),
-			report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), report.Escape(truncate(f.Message, maxMessageBytes)),
+			report.Escape(report.Where(f)), report.Escape(truncate(f.Message, maxMessageBytes)),
 			docsURL, f.Rule, marker(pl.fp))
 		if len([]rune(b.String()))+len([]rune(line)) > MaxBodyChars-reserve {
 			fmt.Fprintf(&b, "\n\n%d more not listed here: see the check run.", len(items)-i)

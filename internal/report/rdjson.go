@@ -39,7 +39,8 @@ type rdRelated struct {
 }
 
 type rdLocation struct {
-	Path  string   `json:"path"`
+	Path string `json:"path"`
+	// Range is set on every diagnostic; a related Go line of the base commit has none.
 	Range *rdRange `json:"range,omitempty"`
 }
 
@@ -60,11 +61,12 @@ var rdSeverities = map[finding.Severity]string{finding.Error: "ERROR", finding.W
 
 // RDJSON writes reviewdog's rdjson: one diagnostic per finding at warning or above (info
 // findings are safe changes, not review comments, as in SARIF), coded with the rule ID and its
-// section of docs/rules.md. reviewdog places a diagnostic on a line of the file as it is in the
-// head, so a finding on a line only the base has (a removed field) carries no range — a
-// file-level diagnostic, with the base line in its message — rather than a line number that
-// points at unrelated text in the new file. reviewdog posts messages as Markdown comments, so
-// CRD text in them is escaped as in the Markdown report (no HTML, links or @-mentions).
+// section of docs/rules.md. Every diagnostic has the head path and line every other channel
+// uses (Placed): reviewdog places diagnostics on the file as it is in head and drops those
+// without a line in most filter modes and reporters, so a removed field sits on the kept line
+// where its lines were and says "removed; was line N". Messages are plain text (Defuse), read
+// as written with -reporter=local, Gerrit or Bitbucket, and still mention and link nobody where
+// reviewdog posts them as Markdown.
 func RDJSON(w io.Writer, r Report) error {
 	doc := rdResult{
 		Source:      rdSource{Name: "crdguard", URL: InformationURI},
@@ -77,21 +79,16 @@ func RDJSON(w io.Writer, r Report) error {
 		if f.Severity < finding.Warning {
 			continue
 		}
+		file, line := Placed(f)
 		d := rdDiagnostic{
-			Message:  Escape(f.Message),
-			Location: rdLocation{Path: plain(f.Location.File)},
+			Message:  Defuse(PlacedMessage(f)),
+			Location: rdLocation{Path: plain(file), Range: &rdRange{Start: rdPosition{Line: line}}},
 			Severity: rdSeverities[f.Severity],
 			Code:     rdCode{Value: f.Rule, URL: RulesDocURL + "#" + f.Rule},
 		}
-		switch {
-		case f.Location.Side == finding.Base && f.Location.Line > 0:
-			d.Message += " (line " + strconv.Itoa(f.Location.Line) + " of the base version)"
-		case f.Location.Line > 0:
-			d.Location.Range = &rdRange{Start: rdPosition{Line: f.Location.Line}}
-		}
 		if src := f.Source; src != nil {
 			rel := rdRelated{Message: "Go source", Location: rdLocation{Path: plain(src.File)}}
-			if src.Side == finding.Base { // reviewdog places lines in head only, as above
+			if src.Side == finding.Base { // reviewdog places lines in head only
 				rel.Message += " (line " + strconv.Itoa(src.Line) + " of the base version)"
 			} else {
 				rel.Location.Range = &rdRange{Start: rdPosition{Line: src.Line}}

@@ -102,7 +102,9 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 			if !ok {
 				continue
 			}
-			body, files[name] = b, b
+			body, files[name] = plainPatch(b), plainPatch(b)
+		} else {
+			p.Patch = string(plainPatch(body))
 		}
 		if (p.Target != nil && p.Target.Kind == crd.Kind) || (p.Target == nil || p.Target.Kind == "") && crd.MentionsCRD(body) {
 			patches = append(patches, p)
@@ -163,3 +165,24 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 
 // fsPath is a tree name as a path of the in-memory file system kustomize reads.
 func fsPath(name string) string { return path.Clean("/" + name) }
+
+// caBundlePlaceholder is the placeholder a templated caBundle gets: the field holds base64, and
+// any other text would make the patched CRD fail to decode.
+const caBundlePlaceholder = "Y3JkZ3VhcmQtdGVtcGxhdGVk" // base64 of "crdguard-templated"
+
+// plainPatch turns a patch with install-time placeholders (caBundle: {{caBundle}}, ${CA}) into
+// plain YAML, as templates are read: the values are unknown, but the rest of the patch (a
+// conversion strategy above all) is what the project installs.
+func plainPatch(body []byte) []byte {
+	if !hasTemplate(body) {
+		return body
+	}
+	clean, _ := detemplate(body)
+	lines := strings.Split(string(clean), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "caBundle: "+placeholder {
+			lines[i] = strings.Replace(l, placeholder, caBundlePlaceholder, 1)
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
