@@ -222,3 +222,44 @@ func TestDuplicateInOneKustomization(t *testing.T) {
 		})
 	}
 }
+
+// A kustomization that patches several CRDs, of which the change touches one: git mode reads
+// only that one's definition, so the other CRD's patch has nothing to patch. kustomize refuses
+// such a kustomization ("no resource matches strategic merge patch"); the patches of CRDs not
+// compared are left out instead, and the changed CRD keeps its conversion webhook.
+func TestGitPatchesOfOtherCRDs(t *testing.T) {
+	gadget := func(files map[string][]byte) map[string][]byte {
+		out := map[string][]byte{}
+		for k, v := range files {
+			out[k] = v
+		}
+		base := strings.ReplaceAll(strings.ReplaceAll(string(files["config/crd/bases/example.com_widgets.yaml"]), "widget", "gadget"), "Widget", "Gadget")
+		out["config/crd/bases/example.com_gadgets.yaml"] = []byte(base)
+		patch := strings.ReplaceAll(string(files["config/crd/patches/webhook_in_widgets.yaml"]), "widgets", "gadgets")
+		out["config/crd/patches/webhook_in_gadgets.yaml"] = []byte(patch)
+		k := string(files["config/crd/kustomization.yaml"])
+		k = strings.Replace(k, "- bases/example.com_widgets.yaml\n", "- bases/example.com_widgets.yaml\n- bases/example.com_gadgets.yaml\n", 1)
+		k = strings.Replace(k, "- path: patches/webhook_in_widgets.yaml\n", "- path: patches/webhook_in_widgets.yaml\n- path: patches/webhook_in_gadgets.yaml\n", 1)
+		out["config/crd/kustomization.yaml"] = []byte(k)
+		return out
+	}
+	old, new := gadget(kubebuilderFiles(t, "old")), gadget(kubebuilderFiles(t, "new"))
+	new["config/crd/bases/example.com_gadgets.yaml"] = old["config/crd/bases/example.com_gadgets.yaml"] // only widgets change
+	tr := newTestRepo(t)
+	for name, data := range old {
+		tr.Write(name, data)
+	}
+	tr.Branch("main", tr.Commit("base"))
+	for name, data := range new {
+		tr.Write(name, data)
+	}
+	tr.Commit("head")
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color config/crd/bases/example.com_widgets.yaml:31 base\n"+
+		"max-added widgets.example.com v1 .spec.size config/crd/bases/example.com_widgets.yaml:34 head\n"+
+		"sample-pruned widgets.example.com v1 .spec.color config/samples/example_v1_widget.yaml:9 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/generated.yaml:7 head\n")
+	if len(res.Notices) != 0 {
+		t.Errorf("notices %q", res.Notices)
+	}
+}

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -17,13 +18,30 @@ import (
 // changed: what was valid and is refused now (sample-invalid), and what head silently drops
 // (sample-pruned).
 func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
-	objs := new.Objects
 	type key struct{ group, kind string }
 	changed := map[key]crd.Pair{}
 	for _, p := range pairs {
-		if p.New != nil {
-			changed[key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}] = p
+		if p.New == nil {
+			continue
 		}
+		// Samples are checked against the definition the repository ships, not a draft of
+		// the same CRD in a docs, design or test folder.
+		k := key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}
+		if had, ok := changed[k]; !ok || draft(new.Rel(had.New.File)) && !draft(new.Rel(p.New.File)) {
+			changed[k] = p
+		}
+	}
+	var objs []*crd.Object
+	skippedTests := 0
+	// Only objects found in a repository or folder: a file named on the command line is the
+	// user's own choice.
+	found := new.Root != "" || new.Changed != nil
+	for _, o := range new.Objects {
+		if found && source.InTestFolder(new.Rel(o.File)) {
+			skippedTests++ // fixtures of test suites (e2e, kuttl, chainsaw) are not samples
+			continue
+		}
+		objs = append(objs, o)
 	}
 	// Keyed by the document, not its file: in git mode base and head share the path.
 	type schemaKey struct {
@@ -74,6 +92,9 @@ func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
 		out = append(out, fs...)
 	}
 	var notices []string
+	if skippedTests > 0 {
+		notices = append(notices, fmt.Sprintf("%d object(s) in test folders were not validated as samples", skippedTests))
+	}
 	if stale > 0 {
 		notices = append(notices, fmt.Sprintf("%d sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema", stale))
 	}
@@ -160,4 +181,16 @@ func schemaErrors(errs field.ErrorList) field.ErrorList {
 	return slices.DeleteFunc(errs, func(e *field.Error) bool {
 		return e.Field == "metadata.name" || e.Field == "metadata.namespace" || e.Field == "metadata.generateName"
 	})
+}
+
+// draftFolders hold CRDs that are not what a repository ships: proposals, documentation and
+// test fixtures.
+var draftFolders = map[string]bool{"docs": true, "doc": true, "design": true, "proposals": true, "site": true}
+
+// draft reports whether a CRD's path is a draft's rather than the shipped definition's.
+func draft(rel string) bool {
+	if source.InTestFolder(rel) {
+		return true
+	}
+	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return draftFolders[d] })
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -65,6 +66,27 @@ func TestGitSampleUnreadable(t *testing.T) {
 		"samples: reading config/samples/widget.yaml: object not found; not validated",
 	}
 	if !slices.Equal(res.Notices, want) {
+		t.Errorf("notices %q, want %q", res.Notices, want)
+	}
+}
+
+// Samples are validated against the definition the repository ships, not a draft of the same
+// CRD in a docs folder; objects of test suites are not samples.
+func TestGitSamplesShippedDefinitionOnly(t *testing.T) {
+	tr := newTestRepo(t)
+	old := caseFile(t, "sample-invalid/maximum-lowered/old.yaml")
+	tr.Write("config/crd/widgets.yaml", old)
+	tr.Write("docs/design/widgets.yaml", []byte(strings.Replace(string(old), "maximum: 10", "maximum: 100", 1)))
+	sample := []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: seven\n  namespace: default\nspec:\n  size: 7\n")
+	tr.Write("config/samples/widget.yaml", sample)
+	tr.Write("test/e2e/widget.yaml", sample)
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+	tr.Commit("lower the maximum")
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n")
+	if want := []string{"1 object(s) in test folders were not validated as samples"}; !slices.Equal(res.Notices, want) {
 		t.Errorf("notices %q, want %q", res.Notices, want)
 	}
 }

@@ -120,6 +120,9 @@ func indexOf(cs []*crd.CRD, used []bool, ok func(*crd.CRD) bool) int {
 }
 
 // rel is a file's path under the tree's root.
+// Rel returns a file's path below the tree's root, the path copies of a CRD are paired by.
+func (t *Tree) Rel(file string) string { return t.rel(file) }
+
 // SameInput reports whether a file of one side is the counterpart of a file of the other: the
 // same path in the tree, or the one file each side is when two files are compared.
 func SameInput(t *Tree, file string, other *Tree, otherFile string) bool {
