@@ -192,6 +192,10 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
 	source.Place(res.Findings, diffs)
+	if _, err := goSources(repo, mb, head, main, res, o.WorkingTree); err != nil {
+		// The Go lines only add a place to the findings: without them the findings stand.
+		res.Notices = append(res.Notices, err.Error()+"; findings point at the CRD YAML only")
+	}
 	finding.Sort(res.Findings)
 	return res, nil
 }

@@ -236,7 +236,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.finish(cfg, check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()}), nil)
+	res := check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	check.DirSources(&res, old, new)
+	return c.finish(cfg, res, nil)
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {

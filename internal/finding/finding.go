@@ -116,6 +116,10 @@ type Finding struct {
 	// Locations are every copy of the CRD that this finding applies to, Location among them,
 	// when byte-identical copies were compared once (DESIGN §3); empty for a single copy.
 	Locations []Location `json:"locations,omitempty"`
+	// Source is the Go line that generated the finding's schema node in a controller-gen
+	// project (DESIGN §6): the marker that sets the changed keyword, else the field's (or the
+	// kind's) declaration; on the base side for what the change removes.
+	Source *Location `json:"source,omitempty"`
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`

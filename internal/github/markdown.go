@@ -70,11 +70,23 @@ func CommentBody(f *finding.Finding, fp, docsURL string) string {
 	if ba := report.BeforeAfter(f, maxValueRunes, report.Escape); ba != "" {
 		fmt.Fprintf(&b, "\n\n**Before → after:** %s", ba)
 	}
+	if f.Source != nil {
+		fmt.Fprintf(&b, "\n\n**Go source:** %s · **generated CRD:** %s", report.Escape(where(*f.Source)), report.Escape(where(f.Location)))
+	}
 	if also := report.AlsoIn(*f); also != "" {
 		fmt.Fprintf(&b, "\n\n**Also in:** %s", report.Escape(also))
 	}
 	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(fp))
 	return b.String()
+}
+
+// where is file:line, with "(base)" for a line only the base commit has.
+func where(l finding.Location) string {
+	s := fmt.Sprintf("%s:%d", l.File, l.Line)
+	if l.Side == finding.Base {
+		s += " (base)"
+	}
+	return s
 }
 
 // location is "CRD version path", escaped.

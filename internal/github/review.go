@@ -277,14 +277,21 @@ func withPlaces(f *finding.Finding, others []*finding.Finding) *finding.Finding 
 	return &c
 }
 
-// place decides where a new finding goes: inline where its line is inside a hunk of the
-// pull request's diff — a removed line on the LEFT at its base line, any other at the head line
-// every channel uses (finding.Shown), on the RIGHT, as GitHub itself places comments on context
-// lines — else on the file when the pull request changed it, else in the review body.
+// place decides where a new finding goes. A finding with a Go source (DESIGN §6) goes on that
+// line when the pull request's diff shows it, the way the author wrote the change (onGoLine).
+// Otherwise: inline where its line is inside a hunk of the pull request's diff — a removed line
+// on the LEFT at its base line, any other at the head line every channel uses (finding.Shown),
+// on the RIGHT, as GitHub itself places comments on context lines — else on the file when the
+// pull request changed it, else in the review body.
 func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	pl := planned{f: f, fp: fp, where: inBody}
 	if diff == nil || f.Baseline != "" {
 		return pl // a baseline's lines are not lines of this pull request's diff
+	}
+	if f.Source != nil {
+		if src := onGoLine(pl, *f.Source, diff); src.where == inline {
+			return src
+		}
 	}
 	head := f.Location.Side != finding.Base
 	fd, changed := diff.File(f.Location.File, head)
@@ -301,6 +308,28 @@ func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 		pl.where, pl.line, pl.side = inline, f.Location.Line, "LEFT"
 	case onHead && shown.File == fd.To && !shown.Removed && diff.Contains(shown.File, shown.Line, true):
 		pl.where, pl.line, pl.side = inline, shown.Line, "RIGHT"
+	}
+	return pl
+}
+
+// onGoLine places a comment inline on a finding's Go line when the diff shows it: a removed
+// line on the LEFT, an added or kept one on the RIGHT (a kept base line at its head number);
+// otherwise pl comes back unchanged.
+func onGoLine(pl planned, src finding.Location, diff *source.Diff) planned {
+	head := src.Side != finding.Base
+	fd, ok := diff.File(src.File, head)
+	if !ok || !diff.Contains(src.File, src.Line, head) {
+		return pl
+	}
+	pl.path = fd.To
+	if pl.path == "" {
+		pl.path = fd.From
+	}
+	pl.where, pl.line, pl.side = inline, src.Line, "RIGHT"
+	if !head && diff.Removed(src.File, src.Line) {
+		pl.side = "LEFT"
+	} else if !head {
+		_, pl.line, _, _ = diff.HeadPosition(src.File, src.Line)
 	}
 	return pl
 }

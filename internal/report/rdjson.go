@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -28,11 +29,19 @@ type rdDiagnostic struct {
 	Location rdLocation `json:"location"`
 	Severity string     `json:"severity"`
 	Code     rdCode     `json:"code"`
+	// RelatedLocations holds the Go source line (DESIGN §6), when the finding has one.
+	RelatedLocations []rdRelated `json:"related_locations,omitempty"`
+}
+
+type rdRelated struct {
+	Message  string     `json:"message"`
+	Location rdLocation `json:"location"`
 }
 
 type rdLocation struct {
-	Path  string   `json:"path"`
-	Range *rdRange `json:"range"`
+	Path string `json:"path"`
+	// Range is set on every diagnostic; a related Go line of the base commit has none.
+	Range *rdRange `json:"range,omitempty"`
 }
 
 type rdRange struct {
@@ -71,12 +80,22 @@ func RDJSON(w io.Writer, r Report) error {
 			continue
 		}
 		file, line := Placed(f)
-		doc.Diagnostics = append(doc.Diagnostics, rdDiagnostic{
+		d := rdDiagnostic{
 			Message:  Defuse(PlacedMessage(f)),
 			Location: rdLocation{Path: plain(file), Range: &rdRange{Start: rdPosition{Line: line}}},
 			Severity: rdSeverities[f.Severity],
 			Code:     rdCode{Value: f.Rule, URL: RulesDocURL + "#" + f.Rule},
-		})
+		}
+		if src := f.Source; src != nil {
+			rel := rdRelated{Message: "Go source", Location: rdLocation{Path: plain(src.File)}}
+			if src.Side == finding.Base { // reviewdog places lines in head only
+				rel.Message += " (line " + strconv.Itoa(src.Line) + " of the base version)"
+			} else {
+				rel.Location.Range = &rdRange{Start: rdPosition{Line: src.Line}}
+			}
+			d.RelatedLocations = append(d.RelatedLocations, rel)
+		}
+		doc.Diagnostics = append(doc.Diagnostics, d)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -19,9 +19,11 @@ func hostile() Report {
 		Findings: []finding.Finding{
 			{Rule: "field-removed", Severity: finding.Error, CRD: "widgets.example.com", Version: "v1", Path: `.spec["a|b"]`,
 				Message: "removed <script>alert(1)</script> @octocat [click](https://evil.example) `code`\nnext line",
-				Before:  finding.Value("string"), Location: finding.Location{File: "config/crd/widgets.yaml", Line: 57, Side: finding.Base}},
+				Before:  finding.Value("string"), Location: finding.Location{File: "config/crd/widgets.yaml", Line: 57, Side: finding.Base},
+				Source: &finding.Location{File: "api/v1/widget_types.go", Line: 20, Side: finding.Base}},
 			{Rule: "enum-value-removed", Severity: finding.Warning, CRD: "widgets.example.com", Version: "v1", Path: ".spec.color",
-				Message: "value \x1b[31mred\x1b[0m removed", Before: finding.Value("red"), Location: finding.Location{File: "config/crd/widgets.yaml", Line: 70, Side: finding.Base}},
+				Message: "value \x1b[31mred\x1b[0m removed", Before: finding.Value("red"), Location: finding.Location{File: "config/crd/widgets.yaml", Line: 70, Side: finding.Base},
+				Source: &finding.Location{File: "api/v1/widget_types.go", Line: 12, Side: finding.Head}},
 			{Rule: "field-added", Severity: finding.Info, CRD: "gadgets.example.com", Version: "v2", Path: ".spec.x",
 				Message: "added", After: finding.Value("string"), Location: finding.Location{File: "config/crd/gadgets.yaml", Line: 9, Side: finding.Head}},
 		},

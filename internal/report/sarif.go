@@ -75,6 +75,20 @@ func SARIF(w io.Writer, r Report) error {
 			WithMessage(sarif.NewTextMessage(Defuse(PlacedMessage(f)))).
 			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
 		result.WithPartialFingerPrints(map[string]interface{}{"crdguard/v1": f.Fingerprint()})
+		if src := f.Source; src != nil {
+			// The Go line the schema node is generated from, as a related location: code
+			// scanning shows the YAML result and links the line the author edits. A line of the
+			// base commit is not in the files code scanning shows: it is named in the message.
+			rel := sarif.NewLocation().WithMessage(sarif.NewTextMessage("Go source"))
+			if src.Side == finding.Base {
+				rel.WithMessage(sarif.NewTextMessage(Defuse(fmt.Sprintf("Go source: %s:%d of the base version", src.File, src.Line))))
+			} else {
+				rel.WithPhysicalLocation(sarif.NewPhysicalLocation().
+					WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(src.File)).WithUriBaseId(srcRoot)).
+					WithRegion(sarif.NewRegion().WithStartLine(max(src.Line, 1))))
+			}
+			result.AddRelatedLocation(rel)
+		}
 	}
 	notices := r.Notices
 	if left > 0 {

@@ -39,6 +39,9 @@ func Text(w io.Writer, r Report) error {
 				msg = ab.cutQuoted(msg)
 			}
 			tw.printf("          %s\n", plain(msg))
+			if f.Source != nil {
+				tw.printf("          Go source %s:%d (%s)\n", plain(f.Source.File), f.Source.Line, f.Source.Side)
+			}
 			ba := ab.beforeAfter(f)
 			if r.Verbose {
 				ba = BeforeAfter(f, math.MaxInt, nil)

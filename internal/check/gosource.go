@@ -1,0 +1,105 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/gotypes"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// goSources is the placement step for Go sources (DESIGN §6): each finding about a CRD that
+// controller-gen generates from the repository's Go types gets the Go line that produced it,
+// and the diff learns the hunks of those Go files, so a review comment can go there. head is
+// the working tree's files when it was compared (its Go edits count), else the head commit's.
+func goSources(repo *source.Repo, mb, head *object.Commit, cmp *source.Comparison, res *GitResult, workingTree bool) (gotypes.Stats, error) {
+	crds := crdsOf(cmp.Old, cmp.New)
+	if len(res.Findings) == 0 || len(crds) == 0 {
+		return gotypes.Stats{}, nil
+	}
+	base, err := repo.CommitFiles(mb)
+	if err != nil {
+		return gotypes.Stats{}, fmt.Errorf("go sources: %w", err)
+	}
+	var headFiles *source.Files
+	if root := repo.Root(); workingTree && root != "" {
+		headFiles, err = source.DirFiles(root)
+	} else {
+		headFiles, err = repo.CommitFiles(head)
+	}
+	if err != nil {
+		return gotypes.Stats{}, fmt.Errorf("go sources: %w", err)
+	}
+	st := gotypes.Map(res.Findings, crds, base, headFiles)
+	addGoHunks(res.Diff, res.Findings, base, headFiles)
+	return st, nil
+}
+
+// crdsOf is the group and kind of every CRD of two trees, by name.
+func crdsOf(trees ...*source.Tree) map[string]gotypes.CRD {
+	crds := map[string]gotypes.CRD{}
+	for _, t := range trees {
+		for _, c := range t.CRDs {
+			crds[c.Name] = gotypes.CRD{Group: c.Object.Spec.Group, Kind: c.Object.Spec.Names.Kind}
+		}
+	}
+	return crds
+}
+
+// addGoHunks adds to the diff the Go files that findings point at and that the change edits
+// in place (same path on both sides); a Go file added, removed or moved is left out, so no
+// comment is placed from a pairing GitHub may show differently.
+func addGoHunks(d *source.Diff, fs []finding.Finding, base, head *source.Files) {
+	if d == nil {
+		return
+	}
+	done := map[string]bool{}
+	for _, f := range fs {
+		if f.Source == nil || done[f.Source.File] {
+			continue
+		}
+		name := f.Source.File
+		done[name] = true
+		if _, known := d.File(name, true); known {
+			continue
+		}
+		old, errOld := base.Read(name)
+		new, errNew := head.Read(name)
+		if errOld != nil || errNew != nil || bytes.Equal(old, new) {
+			continue
+		}
+		d.Add(source.NewFileDiff(name, name, old, new))
+	}
+}
+
+// DirSources is goSources for two directories compared by `crdguard diff` (a checkout of each
+// release, say): the Go lines are named as the CRDs are, joined to the directory given. A side
+// that is not a directory (a file, a cluster) has no Go sources.
+func DirSources(res *Result, old, new *source.Tree) {
+	var sides [2]gotypes.Tree
+	roots := map[finding.Side]string{finding.Base: old.Root, finding.Head: new.Root}
+	for i, root := range []string{old.Root, new.Root} {
+		if root == "" {
+			continue
+		}
+		files, err := source.DirFiles(root)
+		if err != nil {
+			res.Notices = append(res.Notices, err.Error()+"; findings point at the CRD YAML only")
+			return
+		}
+		sides[i] = files
+	}
+	if sides[0] == nil && sides[1] == nil {
+		return
+	}
+	gotypes.Map(res.Findings, crdsOf(old, new), sides[0], sides[1])
+	for i := range res.Findings {
+		if src := res.Findings[i].Source; src != nil {
+			src.File = filepath.ToSlash(filepath.Join(roots[src.Side], filepath.FromSlash(src.File)))
+		}
+	}
+}
