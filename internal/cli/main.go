@@ -157,14 +157,6 @@ func newCommand(name string, stdout, stderr io.Writer) *command {
 	return c
 }
 
-// clusterFlags registers --kubeconfig and --context, saying what they are for.
-func (c *command) clusterFlags(forWhat string) *source.Cluster {
-	var cl source.Cluster
-	c.fs.StringVar(&cl.Kubeconfig, "kubeconfig", "", "kubeconfig for "+forWhat+" (default: KUBECONFIG or ~/.kube/config)")
-	c.fs.StringVar(&cl.Context, "context", "", "kubeconfig context for "+forWhat)
-	return &cl
-}
-
 // parse parses the flags; when it returns ok false the command ends with code.
 func (c *command) parse(args []string) (pos []string, code int, ok bool) {
 	pos, err := parseInterspersed(c.fs, args)
@@ -216,7 +208,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	old, err := readOld(pos[0], *cluster)
+	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	defer cancel()
+	old, live, err := readOld(ctx, pos[0], cluster.Cluster)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -224,7 +218,15 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.finish(cfg, check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()}), nil)
+	res := check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	if live != nil {
+		stored, err := check.Stored(ctx, old, new, cluster.stored(live, cfg))
+		if err != nil {
+			return c.fail(err)
+		}
+		res = merged(res, stored)
+	}
+	return c.finish(cfg, res, nil)
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {
@@ -239,12 +241,4 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		return exitTool
 	}
 	return exitOK
-}
-
-// readOld reads the old side of diff: a file, a directory, or kube://NAME from a cluster.
-func readOld(arg string, cluster source.Cluster) (*source.Tree, error) {
-	if name, ok := source.IsKube(arg); ok {
-		return source.ReadCluster(context.Background(), cluster, name)
-	}
-	return source.ReadPath(arg, false)
 }

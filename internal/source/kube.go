@@ -28,10 +28,18 @@ type Cluster struct {
 	Kubeconfig, Context string
 }
 
-// ReadCluster reads one installed CRD, with its status.storedVersions: the versions that
-// really have data in etcd. The CRD is rendered as YAML under the name kube://NAME, so findings
-// on the old side point at lines of that rendering.
-func ReadCluster(ctx context.Context, c Cluster, name string) (*Tree, error) {
+// Conn is a connection to a cluster's API server, from a kubeconfig.
+type Conn struct {
+	host string
+	hc   *http.Client
+}
+
+// requestTimeout bounds each request: a page of objects or one CRD; a server that takes longer
+// is reported rather than waited for.
+const requestTimeout = 30 * time.Second
+
+// Connect loads the kubeconfig and prepares requests to its cluster (nothing is sent yet).
+func Connect(c Cluster) (*Conn, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if c.Kubeconfig != "" {
 		rules.ExplicitPath = c.Kubeconfig
@@ -40,39 +48,63 @@ func ReadCluster(ctx context.Context, c Cluster, name string) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
-	cfg.Timeout = 30 * time.Second
-	// A plain GET: the typed clientset would link every Kubernetes API group into crdguard.
+	cfg.Timeout = requestTimeout
+	// Plain GETs: the typed clientset would link every Kubernetes API group into crdguard.
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to %s: %w", cfg.Host, err)
 	}
-	url := strings.TrimSuffix(cfg.Host, "/") + strings.TrimSuffix(cfg.APIPath, "/") + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return &Conn{host: strings.TrimSuffix(cfg.Host, "/") + strings.TrimSuffix(cfg.APIPath, "/"), hc: hc}, nil
+}
+
+// get sends a GET for path (below the server's root) and returns the status and the body.
+func (k *Conn) get(ctx context.Context, path string) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.host+path, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := hc.Do(req)
+	resp, err := k.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cluster at %s unreachable: %w", cfg.Host, err)
+		return nil, nil, fmt.Errorf("cluster at %s unreachable: %w", k.host, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxFileSize))
 	if err != nil {
-		return nil, fmt.Errorf("reading CRD %s from %s: %w", name, cfg.Host, err)
+		return nil, nil, fmt.Errorf("reading %s from %s: %w", path, k.host, err)
+	}
+	return resp, body, nil
+}
+
+// ReadCluster reads one installed CRD (see Conn.ReadCRD).
+func ReadCluster(ctx context.Context, c Cluster, name string) (*Tree, error) {
+	k, err := Connect(c)
+	if err != nil {
+		return nil, err
+	}
+	return k.ReadCRD(ctx, name)
+}
+
+// ReadCRD reads one installed CRD, with its status.storedVersions: the versions that really
+// have data in etcd. The CRD is rendered as YAML under the name kube://NAME, so findings on the
+// old side point at lines of that rendering.
+func (k *Conn) ReadCRD(ctx context.Context, name string) (*Tree, error) {
+	resp, body, err := k.get(ctx, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name)
+	if err != nil {
+		return nil, err
 	}
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusNotFound:
-		return nil, fmt.Errorf("CRD %s is %w at %s", name, ErrNotInstalled, cfg.Host)
+		return nil, fmt.Errorf("CRD %s is %w at %s", name, ErrNotInstalled, k.host)
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return nil, fmt.Errorf("not allowed to read CRD %s from %s (needs get on customresourcedefinitions.apiextensions.k8s.io): %s", name, cfg.Host, resp.Status)
+		return nil, fmt.Errorf("not allowed to read CRD %s from %s (needs get on customresourcedefinitions.apiextensions.k8s.io): %s", name, k.host, resp.Status)
 	default:
-		return nil, fmt.Errorf("reading CRD %s from %s: %s", name, cfg.Host, resp.Status)
+		return nil, fmt.Errorf("reading CRD %s from %s: %s", name, k.host, resp.Status)
 	}
 	obj := &apiextv1.CustomResourceDefinition{}
 	if err := json.Unmarshal(body, obj); err != nil {
-		return nil, fmt.Errorf("decoding CRD %s from %s: %w", name, cfg.Host, err)
+		return nil, fmt.Errorf("decoding CRD %s from %s: %w", name, k.host, err)
 	}
 	obj.APIVersion, obj.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
 	obj.ManagedFields = nil

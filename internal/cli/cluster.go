@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// clusterTimeout bounds everything crdguard asks a cluster in one run (each request has its own
+// 30-second bound too): a slow cluster is reported, not waited for indefinitely.
+const clusterTimeout = 10 * time.Minute
+
+// clusterOptions are the flags that reach a cluster.
+type clusterOptions struct {
+	source.Cluster
+	maxObjects int
+}
+
+// clusterFlags registers --kubeconfig, --context and --max-objects, saying what they are for.
+func (c *command) clusterFlags(forWhat string) *clusterOptions {
+	var cl clusterOptions
+	c.fs.StringVar(&cl.Kubeconfig, "kubeconfig", "", "kubeconfig for "+forWhat+" (default: KUBECONFIG or ~/.kube/config)")
+	c.fs.StringVar(&cl.Context, "context", "", "kubeconfig context for "+forWhat)
+	c.fs.IntVar(&cl.maxObjects, "max-objects", check.DefaultMaxObjects, "stored objects read per changed CRD from the cluster ("+forWhat+")")
+	return &cl
+}
+
+// stored is how the stored objects are read and judged.
+func (cl *clusterOptions) stored(live *source.Conn, cfg *policy.Config) check.StoredOptions {
+	return check.StoredOptions{Lister: live, MaxObjects: cl.maxObjects, KubernetesVersion: cfg.KubernetesMinor()}
+}
+
+// readOld reads the old side of diff: a file, a directory, or kube://NAME from a cluster, in
+// which case the connection is returned too, to read its stored objects.
+func readOld(ctx context.Context, arg string, cluster source.Cluster) (*source.Tree, *source.Conn, error) {
+	name, ok := source.IsKube(arg)
+	if !ok {
+		t, err := source.ReadPath(arg, false)
+		return t, nil, err
+	}
+	conn, err := source.Connect(cluster)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := conn.ReadCRD(ctx, name)
+	return t, conn, err
+}
+
+// readClusterCRDs reads the installed CRDs of these names; one the cluster does not have is
+// simply new there.
+func readClusterCRDs(ctx context.Context, conn *source.Conn, names []string) (*source.Tree, error) {
+	live := &source.Tree{}
+	for _, n := range names {
+		t, err := conn.ReadCRD(ctx, n)
+		if err != nil {
+			if errors.Is(err, source.ErrNotInstalled) {
+				continue
+			}
+			return nil, err
+		}
+		live.CRDs = append(live.CRDs, t.CRDs...)
+		live.Problems = append(live.Problems, t.Problems...)
+	}
+	return live, nil
+}
+
+// merged adds the stored-object findings and notices to a comparison's result.
+func merged(res, stored check.Result) check.Result {
+	res.Findings = append(res.Findings, stored.Findings...)
+	finding.Sort(res.Findings)
+	res.Notices = append(res.Notices, stored.Notices...)
+	return res
+}
