@@ -66,6 +66,7 @@ type inputs struct {
 	sarif                             string // also write a SARIF log here
 	paths, baselines                  []string
 	checkRun                          bool
+	cluster                           clusterInputs
 }
 
 // readInputs reads the inputs. The token, check-name and check-run are read even when another
@@ -87,6 +88,9 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		return in, fmt.Errorf("input check-run: %q is not allowed (allowed: true, false)", v)
 	}
 	var err error
+	if in.cluster, err = readClusterInputs(gha); err != nil {
+		return in, err
+	}
 	if in.failOn, err = policy.ParseFailOn(orDefault(gha.GetInput("fail-on"), "error")); err != nil {
 		return in, fmt.Errorf("input fail-on: %w", err)
 	}
@@ -321,10 +325,14 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	r.target.head = head.Hash.String()
 	r.startCheck(ctx, r.target.head)
 	pub := r.pub
-	res, err := check.Git(repo, check.GitOptions{
+	opts := check.GitOptions{
 		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
-	})
+	}
+	if err := in.cluster.apply(ctx, &opts); err != nil {
+		return 0, err
+	}
+	res, err := check.Git(repo, opts)
 	if err != nil {
 		return 0, err
 	}

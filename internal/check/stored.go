@@ -1,11 +1,14 @@
 package check
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -126,16 +129,33 @@ func storedOf(ctx context.Context, p crd.Pair, o StoredOptions) ([]finding.Findi
 	if err != nil {
 		return nil, "", nil // a head schema the server would not accept is invalid-crd's business
 	}
-	j := &storedJudge{pair: p, plan: plan, head: headSchema, ratchet: o.KubernetesVersion == 0 || o.KubernetesVersion >= 30}
+	j := &storedJudge{pair: p, plan: plan, head: headSchema, ratchet: o.KubernetesVersion == 0 || o.KubernetesVersion >= 30,
+		transitions: mentionsOldSelf(head, plan.as)}
 	res := source.Resource{Group: head.Spec.Group, Version: plan.read, Plural: live.Spec.Names.Plural}
+	batch := make([]map[string]any, 0, batchSize)
 	listed, err := o.Lister.List(ctx, res, o.MaxObjects, func(obj map[string]any) error {
-		j.judge(obj)
+		if batch = append(batch, obj); len(batch) == batchSize {
+			j.judgeAll(batch)
+			batch = batch[:0]
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
+	j.judgeAll(batch)
 	return j.findings, j.notice(res, listed, o.MaxObjects), nil
+}
+
+// mentionsOldSelf reports whether a version's schema says oldSelf anywhere (a rule, or only a
+// description: then the update check runs for nothing, which is safe).
+func mentionsOldSelf(c *apiextv1.CustomResourceDefinition, version string) bool {
+	s, err := apihelpers.GetSchemaForVersion(c, version)
+	if err != nil {
+		return true
+	}
+	data, err := json.Marshal(s)
+	return err != nil || bytes.Contains(data, []byte("oldSelf"))
 }
 
 // sameVersion reports whether two CRDs validate and prune a version alike (same schema and
@@ -148,21 +168,55 @@ func sameVersion(a, b *apiextv1.CustomResourceDefinition, version string) bool {
 	return errors.Join(err1, err2, err3, err4) == nil && equality.Semantic.DeepEqual(as, bs) && equality.Semantic.DeepEqual(ar, br)
 }
 
-// storedJudge validates the objects of one CRD one at a time and counts them.
+// storedJudge validates the objects of one CRD, many at a time, and counts them.
 type storedJudge struct {
 	pair    crd.Pair
 	plan    readPlan
 	head    *validation.Schema
-	base    *validation.Schema // the cluster's schema, built when an object fails head
-	noBase  bool
 	ratchet bool
+	// transitions says that head has rules that may use oldSelf, which only an update runs:
+	// without them an update refuses nothing a create accepts (ratcheting only forgives), so
+	// objects a create accepts need no update check.
+	transitions bool
+
+	baseOnce sync.Once
+	base     *validation.Schema // the cluster's schema, built when an object fails head
 
 	findings                       []finding.Finding
 	onUpdate, onCreate, prunedObjs int
 }
 
+// verdict is what one object comes to.
+type verdict struct {
+	findings                   []finding.Finding
+	onUpdate, onCreate, pruned bool
+}
+
+// batchSize is how many objects are validated at once, in parallel: a bound on what is held.
+const batchSize = 256
+
+// judgeAll validates a batch of objects in parallel and counts them in order.
+func (j *storedJudge) judgeAll(objs []map[string]any) {
+	verdicts := make([]verdict, len(objs))
+	source.Parallel(len(objs), func(i int) { verdicts[i] = j.judge(objs[i]) })
+	for _, v := range verdicts {
+		j.findings = append(j.findings, v.findings...)
+		j.onUpdate += b2i(v.onUpdate)
+		j.onCreate += b2i(v.onCreate)
+		j.prunedObjs += b2i(v.pruned)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // judge validates one object as read from the cluster.
-func (j *storedJudge) judge(obj map[string]any) {
+func (j *storedJudge) judge(obj map[string]any) verdict {
+	var v verdict
 	head := j.pair.New.Object
 	as := head.Spec.Group + "/" + j.plan.as
 	if j.plan.read != j.plan.as {
@@ -174,15 +228,16 @@ func (j *storedJudge) judge(obj map[string]any) {
 		ref.Name, _ = meta["name"].(string)
 	}
 	created := j.head.Create(asCreated(obj))
-	updated := j.head.UpdateRatcheting(obj, obj, j.ratchet)
+	var updated field.ErrorList
+	if len(created.Errors) > 0 || j.transitions {
+		updated = j.head.UpdateRatcheting(obj, obj, j.ratchet)
+	}
 	for _, path := range created.Pruned {
-		j.add(true, finding.Error, "."+path, ref, path, fmt.Sprintf("%s holds %s, which the head schema prunes", ref, path))
+		v.findings = append(v.findings, j.finding(true, finding.Error, "."+path, ref, path, fmt.Sprintf("%s holds %s, which the head schema prunes", ref, path)))
 	}
-	if len(created.Pruned) > 0 {
-		j.prunedObjs++
-	}
+	v.pruned = len(created.Pruned) > 0
 	if len(created.Errors) == 0 && len(updated) == 0 {
-		return
+		return v
 	}
 	had := j.baseErrors(obj)
 	onUpdate := map[string]bool{}
@@ -200,7 +255,7 @@ func (j *storedJudge) judge(obj map[string]any) {
 		if e.Field == notChecked {
 			path = "."
 		}
-		j.add(false, sev, path, ref, validation.ErrorKey(e), fmt.Sprintf("%s: %s (%s)", ref, describe(e), when))
+		v.findings = append(v.findings, j.finding(false, sev, path, ref, validation.ErrorKey(e), fmt.Sprintf("%s: %s (%s)", ref, describe(e), when)))
 	}
 	for _, e := range updated {
 		report(e, updated, finding.Error, "refused when written back unchanged")
@@ -210,21 +265,17 @@ func (j *storedJudge) judge(obj map[string]any) {
 			report(e, created.Errors, finding.Warning, "refused only when created anew, such as restored from a backup or re-created by GitOps; updates that leave it unchanged pass")
 		}
 	}
-	if len(updated) > 0 {
-		j.onUpdate++
-	} else {
-		j.onCreate++
-	}
+	v.onUpdate, v.onCreate = len(updated) > 0, len(updated) == 0
+	return v
 }
 
 // baseErrors are the error keys the cluster's own schema gives the object today (as read,
 // before relabelling), on update and on create: an object head refuses for the same reason is
-// not this change's doing. Built only when an object fails head.
+// not this change's doing. The schema is built when an object first fails head.
 func (j *storedJudge) baseErrors(obj map[string]any) map[string]bool {
-	if j.base == nil && !j.noBase {
-		s, err := validation.NewQuietSchema(j.pair.Old, j.plan.read)
-		j.base, j.noBase = s, err != nil
-	}
+	j.baseOnce.Do(func() {
+		j.base, _ = validation.NewQuietSchema(j.pair.Old, j.plan.read) // none: nothing is subtracted
+	})
 	had := map[string]bool{}
 	if j.base == nil {
 		return had
@@ -240,10 +291,10 @@ func (j *storedJudge) baseErrors(obj map[string]any) map[string]bool {
 	return had
 }
 
-func (j *storedJudge) add(pruned bool, sev finding.Severity, path string, ref finding.ObjectRef, subject, message string) {
+func (j *storedJudge) finding(pruned bool, sev finding.Severity, path string, ref finding.ObjectRef, subject, message string) finding.Finding {
 	c := j.pair.New
 	loc := finding.Location{File: c.File, Line: c.LineOf(schemaPathOf(c, j.plan.as, path)), Side: finding.Head}
-	j.findings = append(j.findings, rules.StoredFinding(pruned, sev, c.Name, j.plan.as, path, ref, subject, message, loc))
+	return rules.StoredFinding(pruned, sev, c.Name, j.plan.as, path, ref, subject, message, loc)
 }
 
 // notice says how many objects were read and how many fail, and whether the limit stopped it.

@@ -2,9 +2,12 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/source"
@@ -34,4 +37,83 @@ func (f storedFile) List(_ context.Context, r source.Resource, max int, each fun
 		}
 	}
 	return l, nil
+}
+
+// repeated lists one object n times under different names, as a cluster with n alike objects.
+type repeated struct {
+	obj map[string]any
+	n   int
+}
+
+func (r repeated) List(_ context.Context, _ source.Resource, max int, each func(map[string]any) error) (source.Listed, error) {
+	for i := range min(r.n, max) {
+		o := runtime.DeepCopyJSON(r.obj)
+		o["metadata"].(map[string]any)["name"] = fmt.Sprintf("route-%05d", i)
+		if err := each(o); err != nil {
+			return source.Listed{Objects: i}, err
+		}
+	}
+	return source.Listed{Objects: min(r.n, max)}, nil
+}
+
+// BenchmarkStoredHTTPRoutes is the validation half of the stored-object check (no API server):
+// 1,000 typical HTTPRoutes against Gateway API v1.6.0, installed v1.5.0.
+func BenchmarkStoredHTTPRoutes(b *testing.B) {
+	const dir = "../../../shared/corpus/kubernetes-sigs__gateway-api/httproutes.gateway.networking.k8s.io/v1.5.0__v1.6.0/"
+	old, err := source.ReadPath(dir+"old.yaml", false)
+	if err != nil {
+		b.Skip("corpus not available")
+	}
+	head, err := source.ReadPath(dir+"new.yaml", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	route := map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+		"metadata": map[string]any{"name": "r", "namespace": "team-a"},
+		"spec": map[string]any{
+			"parentRefs": []any{map[string]any{"name": "gateway"}},
+			"hostnames":  []any{"app.example.com"},
+			"rules": []any{
+				map[string]any{
+					"matches":     []any{map[string]any{"path": map[string]any{"type": "PathPrefix", "value": "/api"}}, map[string]any{"headers": []any{map[string]any{"name": "x-canary", "value": "yes"}}}},
+					"filters":     []any{map[string]any{"type": "RequestHeaderModifier", "requestHeaderModifier": map[string]any{"set": []any{map[string]any{"name": "x-route", "value": "r"}}}}},
+					"backendRefs": []any{map[string]any{"name": "api", "port": int64(8080), "weight": int64(90)}, map[string]any{"name": "api-canary", "port": int64(8080), "weight": int64(10)}},
+				},
+				map[string]any{
+					"matches":     []any{map[string]any{"path": map[string]any{"type": "Exact", "value": "/healthz"}}},
+					"backendRefs": []any{map[string]any{"name": "health", "port": int64(80)}},
+				},
+			},
+		},
+	}
+	for b.Loop() {
+		res, err := Stored(context.Background(), old, head, StoredOptions{Lister: repeated{route, 1000}})
+		if err != nil || len(res.Findings) != 0 {
+			b.Fatal(err, res.Findings)
+		}
+	}
+}
+
+// TestDescribeHidesValues: the words of a stored object's error never carry its value, which the
+// API server quotes in format errors.
+func TestDescribeHidesValues(t *testing.T) {
+	for _, tc := range []struct {
+		err  *field.Error
+		want string
+	}{
+		{field.Invalid(field.NewPath("spec", "host"), "secret.example!", `spec.host in body must be of type hostname: "secret.example!"`),
+			`spec.host: Invalid value: spec.host in body must be of type hostname: <value>`},
+		{field.Invalid(field.NewPath("spec", "size"), int64(8), "spec.size in body should be less than or equal to 5"),
+			"spec.size: Invalid value: spec.size in body should be less than or equal to 5"},
+		{field.NotSupported(field.NewPath("spec", "mode"), "secret", []string{"a", "b"}),
+			`spec.mode: Unsupported value: supported values: "a", "b"`},
+		{field.Invalid(field.NewPath("spec", "tag"), "sec", `tag "sec" is bad`), `spec.tag: Invalid value: tag <value> is bad`},
+		{field.Duplicate(field.NewPath("spec", "ports").Index(1), map[string]any{"secret": 1}), "spec.ports[1]: Duplicate value"},
+		{field.Invalid(nil, nil, "some validation rules were not checked"), "Invalid value: some validation rules were not checked"},
+	} {
+		if got := describe(tc.err); got != tc.want {
+			t.Errorf("describe(%v) = %q, want %q", tc.err, got, tc.want)
+		}
+	}
 }

@@ -74,7 +74,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
 		defer cancel()
-		opts.Cluster = func(names []string) (*source.Tree, error) { return readClusterCRDs(ctx, conn, names) }
+		opts.Cluster = func(names []string) (*source.Tree, error) { return conn.ReadCRDs(ctx, names) }
 		opts.Stored = func(live, head *source.Tree) (check.Result, error) {
 			return check.Stored(ctx, live, head, cluster.stored(conn, cfg))
 		}

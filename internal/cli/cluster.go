@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/crdguard/crdguard/internal/check"
@@ -49,24 +48,6 @@ func readOld(ctx context.Context, arg string, cluster source.Cluster) (*source.T
 	}
 	t, err := conn.ReadCRD(ctx, name)
 	return t, conn, err
-}
-
-// readClusterCRDs reads the installed CRDs of these names; one the cluster does not have is
-// simply new there.
-func readClusterCRDs(ctx context.Context, conn *source.Conn, names []string) (*source.Tree, error) {
-	live := &source.Tree{}
-	for _, n := range names {
-		t, err := conn.ReadCRD(ctx, n)
-		if err != nil {
-			if errors.Is(err, source.ErrNotInstalled) {
-				continue
-			}
-			return nil, err
-		}
-		live.CRDs = append(live.CRDs, t.CRDs...)
-		live.Problems = append(live.Problems, t.Problems...)
-	}
-	return live, nil
 }
 
 // merged adds the stored-object findings and notices to a comparison's result.

@@ -26,6 +26,9 @@ var ErrNotInstalled = errors.New("not installed in the cluster")
 // unless Kubeconfig or Context say otherwise.
 type Cluster struct {
 	Kubeconfig, Context string
+	// KubeconfigData is a kubeconfig's content (the action's kubeconfig input, from a secret),
+	// used instead of any file.
+	KubeconfigData []byte
 }
 
 // Conn is a connection to a cluster's API server, from a kubeconfig.
@@ -44,7 +47,15 @@ func Connect(c Cluster) (*Conn, error) {
 	if c.Kubeconfig != "" {
 		rules.ExplicitPath = c.Kubeconfig
 	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.Context}).ClientConfig()
+	var loader clientcmd.ClientConfig = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: c.Context})
+	if c.KubeconfigData != nil {
+		raw, err := clientcmd.Load(c.KubeconfigData)
+		if err != nil {
+			return nil, fmt.Errorf("reading kubeconfig: %w", err)
+		}
+		loader = clientcmd.NewNonInteractiveClientConfig(*raw, c.Context, &clientcmd.ConfigOverrides{}, nil)
+	}
+	cfg, err := loader.ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}
@@ -115,6 +126,24 @@ func (k *Conn) ReadCRD(ctx context.Context, name string) (*Tree, error) {
 	t := &Tree{}
 	t.AddFile(KubePrefix+name, data, true)
 	return t, nil
+}
+
+// ReadCRDs reads the installed CRDs of these names; one the cluster does not have is simply
+// new there.
+func (k *Conn) ReadCRDs(ctx context.Context, names []string) (*Tree, error) {
+	live := &Tree{}
+	for _, n := range names {
+		t, err := k.ReadCRD(ctx, n)
+		if err != nil {
+			if errors.Is(err, ErrNotInstalled) {
+				continue
+			}
+			return nil, err
+		}
+		live.CRDs = append(live.CRDs, t.CRDs...)
+		live.Problems = append(live.Problems, t.Problems...)
+	}
+	return live, nil
 }
 
 // IsKube reports whether an argument names a CRD in a cluster, and which.
