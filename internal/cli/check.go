@@ -68,11 +68,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 	}
 	if *useCluster {
+		if err := cluster.validate(); err != nil {
+			return c.fail(err)
+		}
 		conn, err := source.Connect(cluster.Cluster)
 		if err != nil {
 			return c.fail(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+		ctx, cancel := context.WithTimeoutCause(context.Background(), clusterTimeout, errClusterTimeout)
 		defer cancel()
 		opts.Cluster = func(names []string) (*source.Tree, error) { return conn.ReadCRDs(ctx, names) }
 		opts.Stored = func(live, head *source.Tree) (check.Result, error) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/crdguard/crdguard/internal/check"
@@ -13,6 +14,9 @@ import (
 // clusterTimeout bounds everything crdguard asks a cluster in one run (each request has its own
 // 30-second bound too): a slow cluster is reported, not waited for indefinitely.
 const clusterTimeout = 10 * time.Minute
+
+// errClusterTimeout says why a run stopped talking to the cluster.
+var errClusterTimeout = fmt.Errorf("the run's %v for the cluster ran out", clusterTimeout)
 
 // clusterOptions are the flags that reach a cluster.
 type clusterOptions struct {
@@ -27,6 +31,14 @@ func (c *command) clusterFlags(forWhat string) *clusterOptions {
 	c.fs.StringVar(&cl.Context, "context", "", "kubeconfig context for "+forWhat)
 	c.fs.IntVar(&cl.maxObjects, "max-objects", check.DefaultMaxObjects, "stored objects read per changed CRD from the cluster ("+forWhat+")")
 	return &cl
+}
+
+// validate refuses a --max-objects that would read nothing.
+func (cl *clusterOptions) validate() error {
+	if cl.maxObjects < 1 {
+		return fmt.Errorf("--max-objects: %d is not a positive number", cl.maxObjects)
+	}
+	return nil
 }
 
 // stored is how the stored objects are read and judged.

@@ -208,7 +208,10 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), clusterTimeout)
+	if err := cluster.validate(); err != nil {
+		return c.fail(err)
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), clusterTimeout, errClusterTimeout)
 	defer cancel()
 	old, live, err := readOld(ctx, pos[0], cluster.Cluster)
 	if err != nil {

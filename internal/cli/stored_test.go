@@ -321,3 +321,19 @@ func TestStoredObjectsNeedList(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %q\nwant   %q", code, out, stderr, want)
 	}
 }
+
+// TestMaxObjectsMustBePositive: a bound that would read nothing is a mistake, not a pass.
+func TestMaxObjectsMustBePositive(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "--max-objects", "0", "kube://widgets.example.com", example + "new.yaml"}, "crdguard diff: --max-objects: 0 is not a positive number\n"},
+		{[]string{"check", "--base", "main", "--cluster", "--max-objects", "-1", "--repo", gittest.New(t).Dir}, "crdguard check: --max-objects: -1 is not a positive number\n"},
+	} {
+		code, out, stderr := runCLI(t, tc.args...)
+		if code != 2 || out != "" || stderr != tc.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out, stderr, tc.want)
+		}
+	}
+}

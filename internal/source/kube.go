@@ -77,6 +77,9 @@ func (k *Conn) get(ctx context.Context, path string) (*http.Response, []byte, er
 	req.Header.Set("Accept", "application/json")
 	resp, err := k.hc.Do(req)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("gave up on the cluster at %s: %w", k.host, context.Cause(ctx))
+		}
 		return nil, nil, fmt.Errorf("cluster at %s unreachable: %w", k.host, err)
 	}
 	defer resp.Body.Close()
