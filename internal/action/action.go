@@ -329,9 +329,11 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
 	}
-	if err := in.cluster.apply(ctx, &opts); err != nil {
+	stop, err := in.cluster.apply(ctx, &opts)
+	if err != nil {
 		return 0, err
 	}
+	defer stop()
 	res, err := check.Git(repo, opts)
 	if err != nil {
 		return 0, err

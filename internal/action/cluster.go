@@ -34,19 +34,21 @@ func readClusterInputs(gha *githubactions.Action) (clusterInputs, error) {
 }
 
 // apply makes the comparison read the installed CRDs and their stored objects when a kubeconfig
-// was given. The kubeconfig stays in memory: it is never written where later steps could read it.
-func (in clusterInputs) apply(ctx context.Context, o *check.GitOptions) error {
+// was given, within source.ClusterTimeout until stop is called. The kubeconfig stays in memory:
+// it is never written where later steps could read it.
+func (in clusterInputs) apply(ctx context.Context, o *check.GitOptions) (stop func(), err error) {
 	if in.kubeconfig == nil {
-		return nil
+		return func() {}, nil
 	}
 	conn, err := source.Connect(source.Cluster{KubeconfigData: in.kubeconfig})
 	if err != nil {
-		return fmt.Errorf("input kubeconfig: %w", err)
+		return nil, fmt.Errorf("input kubeconfig: %w", err)
 	}
+	ctx, stop = source.WithClusterTimeout(ctx)
 	o.Cluster = func(names []string) (*source.Tree, error) { return conn.ReadCRDs(ctx, names) }
 	minor := o.KubernetesVersion
 	o.Stored = func(live, head *source.Tree) (check.Result, error) {
 		return check.Stored(ctx, live, head, check.StoredOptions{Lister: conn, MaxObjects: in.maxObjects, KubernetesVersion: minor})
 	}
-	return nil
+	return stop, nil
 }

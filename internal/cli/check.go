@@ -75,7 +75,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return c.fail(err)
 		}
-		ctx, cancel := context.WithTimeoutCause(context.Background(), clusterTimeout, errClusterTimeout)
+		ctx, cancel := source.WithClusterTimeout(context.Background())
 		defer cancel()
 		opts.Cluster = func(names []string) (*source.Tree, error) { return conn.ReadCRDs(ctx, names) }
 		opts.Stored = func(live, head *source.Tree) (check.Result, error) {

@@ -3,20 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/source"
 )
-
-// clusterTimeout bounds everything crdguard asks a cluster in one run (each request has its own
-// 30-second bound too): a slow cluster is reported, not waited for indefinitely.
-const clusterTimeout = 10 * time.Minute
-
-// errClusterTimeout says why a run stopped talking to the cluster.
-var errClusterTimeout = fmt.Errorf("the run's %v for the cluster ran out", clusterTimeout)
 
 // clusterOptions are the flags that reach a cluster.
 type clusterOptions struct {

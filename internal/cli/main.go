@@ -211,7 +211,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err := cluster.validate(); err != nil {
 		return c.fail(err)
 	}
-	ctx, cancel := context.WithTimeoutCause(context.Background(), clusterTimeout, errClusterTimeout)
+	ctx, cancel := source.WithClusterTimeout(context.Background())
 	defer cancel()
 	old, live, err := readOld(ctx, pos[0], cluster.Cluster)
 	if err != nil {

@@ -41,6 +41,18 @@ type Conn struct {
 // is reported rather than waited for.
 const requestTimeout = 30 * time.Second
 
+// ClusterTimeout bounds everything one run asks a cluster (each request has requestTimeout as
+// well): a slow cluster is reported, not waited for indefinitely.
+const ClusterTimeout = 10 * time.Minute
+
+// errClusterTimeout says why a run stopped talking to the cluster.
+var errClusterTimeout = fmt.Errorf("the run's %v for the cluster ran out", ClusterTimeout)
+
+// WithClusterTimeout is ctx bounded by ClusterTimeout.
+func WithClusterTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, ClusterTimeout, errClusterTimeout)
+}
+
 // Connect loads the kubeconfig and prepares requests to its cluster (nothing is sent yet).
 func Connect(c Cluster) (*Conn, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
