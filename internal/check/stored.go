@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,7 +131,7 @@ func storedOf(ctx context.Context, p crd.Pair, o StoredOptions) ([]finding.Findi
 		return nil, "", nil // a head schema the server would not accept is invalid-crd's business
 	}
 	j := &storedJudge{pair: p, plan: plan, head: headSchema, ratchet: o.KubernetesVersion == 0 || o.KubernetesVersion >= 30,
-		transitions: mentionsOldSelf(head, plan.as)}
+		transitions: mentionsOldSelf(head, plan.as), statusSubresource: hasStatus(head, plan.as)}
 	res := source.Resource{Group: head.Spec.Group, Version: plan.read, Plural: live.Spec.Names.Plural}
 	batch := make([]map[string]any, 0, batchSize)
 	listed, err := o.Lister.List(ctx, res, o.MaxObjects, func(obj map[string]any) error {
@@ -158,6 +159,12 @@ func mentionsOldSelf(c *apiextv1.CustomResourceDefinition, version string) bool 
 	return err != nil || bytes.Contains(data, []byte("oldSelf"))
 }
 
+// hasStatus reports whether a version has the status subresource.
+func hasStatus(c *apiextv1.CustomResourceDefinition, version string) bool {
+	sub, err := apihelpers.GetSubresourcesForVersion(c, version)
+	return err == nil && sub != nil && sub.Status != nil
+}
+
 // sameVersion reports whether two CRDs validate and prune a version alike (same schema and
 // subresources).
 func sameVersion(a, b *apiextv1.CustomResourceDefinition, version string) bool {
@@ -178,6 +185,9 @@ type storedJudge struct {
 	// without them an update refuses nothing a create accepts (ratcheting only forgives), so
 	// objects a create accepts need no update check.
 	transitions bool
+	// statusSubresource: a create drops status (the status subresource writes it), so status
+	// errors are never a create's.
+	statusSubresource bool
 
 	baseOnce sync.Once
 	base     *validation.Schema // the cluster's schema, built when an object fails head
@@ -231,6 +241,11 @@ func (j *storedJudge) judge(obj map[string]any) verdict {
 	var updated field.ErrorList
 	if len(created.Errors) > 0 || j.transitions {
 		updated = j.head.UpdateRatcheting(obj, obj, j.ratchet)
+	}
+	if j.statusSubresource {
+		created.Errors = slices.DeleteFunc(created.Errors, func(e *field.Error) bool {
+			return e.Field == "status" || strings.HasPrefix(e.Field, "status.") || strings.HasPrefix(e.Field, "status[")
+		})
 	}
 	for _, path := range created.Pruned {
 		v.findings = append(v.findings, j.finding(true, finding.Error, "."+path, ref, path, fmt.Sprintf("%s holds %s, which the head schema prunes", ref, path)))
