@@ -275,12 +275,20 @@ func (j *storedJudge) judge(obj map[string]any) verdict {
 	for _, e := range updated {
 		report(e, updated, finding.Error, "refused when written back unchanged")
 	}
+	refused := len(updated) > 0
 	for _, e := range created.Errors {
-		if !onUpdate[validation.ErrorKey(e)] {
-			report(e, created.Errors, finding.Warning, "refused only when created anew, such as restored from a backup or re-created by GitOps; updates that leave it unchanged pass")
+		switch {
+		case onUpdate[validation.ErrorKey(e)]:
+		case j.ratchet && !j.head.Ratchets(e):
+			// Written back unchanged it passes (the whole object is unchanged); an update that
+			// changes anything around it does not.
+			refused = true
+			report(e, created.Errors, finding.Error, "refused on updates that change other fields: validation ratcheting does not apply to it")
+		default:
+			report(e, created.Errors, finding.Warning, "refused only when created anew, such as restored from a backup or re-created by GitOps; updates that leave it as it is pass")
 		}
 	}
-	v.onUpdate, v.onCreate = len(updated) > 0, len(updated) == 0
+	v.onUpdate, v.onCreate = refused, !refused
 	return v
 }
 

@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/source"
+	"github.com/crdguard/crdguard/internal/validation"
 )
 
 // storedFile lists the objects of a YAML file as a cluster would: every object of the resource's
@@ -115,5 +118,60 @@ func TestDescribeHidesValues(t *testing.T) {
 		if got := describe(tc.err); got != tc.want {
 			t.Errorf("describe(%v) = %q, want %q", tc.err, got, tc.want)
 		}
+	}
+}
+
+// TestStoredRatchetingMatchesServer holds Schema.Ratchets, which decides between a create-only
+// warning and an update error, to the API server's ratcheting: for each create error of a stored
+// object, an update that changes another spec field (spec.config) and leaves the failing one as
+// it is passes exactly when Ratchets says so.
+func TestStoredRatchetingMatchesServer(t *testing.T) {
+	for _, tc := range []struct {
+		dir     string
+		ratchet bool
+	}{
+		{"stored-object-invalid/maximum-lowered", true},
+		{"stored-object-invalid/under-all-of", true},
+		{"stored-object-invalid/under-all-of-ancestor", false},
+		{"stored-object-invalid/required-added", false},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := filepath.Join(casesDir, tc.dir)
+			data, err := os.ReadFile(filepath.Join(dir, "new.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, _ := crd.Parse("new.yaml", data)
+			head, err := validation.NewQuietSchema(cs[0], "v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored, err := os.ReadFile(filepath.Join(dir, "stored.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			failing := 0
+			for _, o := range crd.ParseObjects("stored.yaml", stored) {
+				errs := head.Create(o.Data).Errors
+				for _, e := range errs {
+					if e.Field == notChecked && len(errs) > 1 {
+						continue // a summary without a field, which judge leaves out next to the others
+					}
+					failing++
+					updated := runtime.DeepCopyJSON(o.Data)
+					updated["spec"].(map[string]any)["config"] = map[string]any{"mode": "changed"}
+					passes := true
+					for _, u := range head.Update(updated, o.Data) {
+						passes = passes && validation.ErrorKey(u) != validation.ErrorKey(e)
+					}
+					if got := head.Ratchets(e); got != passes || got != tc.ratchet {
+						t.Errorf("%s: Ratchets = %v, the server's update passes = %v, want %v", e, got, passes, tc.ratchet)
+					}
+				}
+			}
+			if failing == 0 {
+				t.Fatal("no stored object fails head")
+			}
+		})
 	}
 }

@@ -354,3 +354,44 @@ func (s *Schema) AsSent(u *unstructured.Unstructured) {
 func ErrorKey(e *field.Error) string {
 	return strings.Join([]string{e.Field, string(e.Type)}, "\x00")
 }
+
+// Ratchets reports whether validation ratcheting (Kubernetes ≥ 1.30) forgives this create error
+// on an update that leaves the value as it is but changes other fields of the object, as a
+// controller or a GitOps tool writing it does. It does not for required and type errors (a
+// structural change), nor for constraints that a not/oneOf/anyOf/allOf of an ancestor places on
+// the field: their errors belong to the ancestor, which the update changes (the server ratchets
+// per node, so a combinator of the field itself ratchets like any constraint; see the rules'
+// walker and TestStoredRatchetingMatchesServer).
+func (s *Schema) Ratchets(e *field.Error) bool {
+	if e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeTypeInvalid {
+		return false
+	}
+	node := s.structural
+	for _, seg := range crd.FieldPath(e.Field) {
+		if node == nil {
+			return true
+		}
+		if combines(node) {
+			return false
+		}
+		switch seg := seg.(type) {
+		case int:
+			node = node.Items
+		case string:
+			if p, ok := node.Properties[seg]; ok {
+				node = &p
+			} else if node.AdditionalProperties != nil {
+				node = node.AdditionalProperties.Structural
+			} else {
+				node = nil
+			}
+		}
+	}
+	return true
+}
+
+// combines reports whether a schema node carries not, oneOf, anyOf or allOf.
+func combines(s *structuralschema.Structural) bool {
+	vv := s.ValueValidation
+	return vv != nil && (vv.Not != nil || len(vv.AllOf)+len(vv.AnyOf)+len(vv.OneOf) > 0)
+}
