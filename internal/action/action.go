@@ -23,7 +23,6 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/crdguard/crdguard/internal/check"
-	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/github"
 	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/report"
@@ -350,7 +349,6 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	acknowledged := fails && slices.Contains(r.labels(ctx), cfg.AcknowledgeLabel)
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
 	summary := github.Summary(findings, res.CRDs, headline)
-	display := OnHead(findings, res.Diff)
 
 	// A refused check run does not stop the review: a personal token may post reviews but not
 	// check runs. A fork's read-only token is refused both, once each.
@@ -367,9 +365,9 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 				rr.Inline, rr.FileLevel, rr.InBody, rr.AlreadyPosted, rr.Deleted, rr.KeptWithReplies)
 		}
 	}
-	r.finish(ctx, conclusion, title, summary, github.Annotations(display))
+	r.finish(ctx, conclusion, title, summary, github.Annotations(findings))
 	if in.comment == "annotations" || r.fallback {
-		if err := report.Workflow(r.out, report.Report{Findings: display, CRDs: res.CRDs}); err != nil {
+		if err := report.Workflow(r.out, report.Report{Findings: findings, CRDs: res.CRDs}); err != nil {
 			return 0, err
 		}
 	}
@@ -550,23 +548,6 @@ func verdict(rep report.Report, fails, acknowledged bool, label string) (conclus
 		return github.Neutral, "CRD changes to review: " + counts, ""
 	}
 	return github.Success, "No breaking CRD changes (" + report.Count(s.CRDs, "CRD") + " compared)", ""
-}
-
-// OnHead returns copies of the findings located on the head commit, for annotations and
-// workflow commands, which can only point at files as they are in head: a removed line is shown
-// where it was, with the base line in the message.
-func OnHead(fs []finding.Finding, diff *source.Diff) []finding.Finding {
-	out := make([]finding.Finding, len(fs))
-	for i, f := range fs {
-		if f.Location.Side == finding.Base && diff != nil && f.Baseline == "" {
-			if path, line, ok := diff.HeadPosition(f.Location.File, f.Location.Line); ok {
-				f.Message = fmt.Sprintf("%s (removed from %s:%d)", f.Message, f.Location.File, f.Location.Line)
-				f.Location = finding.Location{File: path, Line: line, Side: finding.Head}
-			}
-		}
-		out[i] = f
-	}
-	return out
 }
 
 func writeSARIF(workspace, path string, rep report.Report) error {

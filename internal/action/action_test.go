@@ -277,7 +277,7 @@ func TestAcknowledgeLabel(t *testing.T) {
 		conclusion    string
 		wantInSummary string
 	}{
-		{name: "added after the event, then re-run", now: []string{"area/api", ack}, code: ExitOK, conclusion: "neutral", wantInSummary: "crd\\-breaking\\-change\\-approved"},
+		{name: "added after the event, then re-run", now: []string{"area/api", ack}, code: ExitOK, conclusion: "neutral", wantInSummary: "**crd-breaking-change-approved**"},
 		{name: "removed after the event", event: []string{ack}, now: []string{"area/api"}, code: ExitFindings, conclusion: "failure"},
 		{name: "API cannot say: the event's", event: []string{ack}, labelsStatus: 404, code: ExitOK, conclusion: "neutral"},
 	} {
@@ -304,7 +304,7 @@ func TestBadInputsExit2(t *testing.T) {
 	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, "::error::crdguard could not run: input fail-on") {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
-	if cr := pr.completed(pr.head); cr.Conclusion != "failure" || cr.Title != "crdguard could not run" || !strings.Contains(cr.Summary, "input fail\\-on") {
+	if cr := pr.completed(pr.head); cr.Conclusion != "failure" || cr.Title != "crdguard could not run" || !strings.Contains(cr.Summary, "input fail-on") {
 		t.Fatalf("check run %+v", cr)
 	}
 	pr.env["INPUT_FAIL-ON"] = ""

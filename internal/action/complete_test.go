@@ -32,7 +32,7 @@ func TestCheckRunAlwaysCompletes(t *testing.T) {
 				pr.t.Fatal(err)
 			}
 		},
-		code: ExitTool, conclusion: "failure", title: "crdguard could not run", summary: "line 1&#58; did not find expected node content",
+		code: ExitTool, conclusion: "failure", title: "crdguard could not run", summary: "line 1: did not find expected node content",
 	}, {
 		name:  "base commit is missing",
 		setup: func(pr *pullRequest) { pr.base = strings.Repeat("b", 40) },

@@ -363,7 +363,7 @@ func (p *prover) implies(o, n *term) bool {
 	if p.steps > maxSteps {
 		return false
 	}
-	if equal(o, n) || equal(n, trueTerm) || equal(o, falseTerm) || p.agree(o, n) {
+	if equal(o, n) || equal(n, trueTerm) || equal(o, falseTerm) || p.agree(o, n) || p.monotone(o, n) {
 		return true
 	}
 	if isCall(o, "_?_:_") && isCall(n, "_?_:_") && equal(n.args[2], trueTerm) && isCall(n.args[0], "_&&_") {

@@ -205,6 +205,9 @@ func (j *Judge) Judge(c Change) (res Result) {
 	if !ok {
 		return Result{}
 	}
+	if c.Before != nil {
+		j.regexWitnesses(c.Before.Rule, c.After.Rule, &g.consts)
+	}
 	transition := slices.ContainsFunc(all, usesOldSelf)
 	g.resourceRoot = nil
 	if isRoot {

@@ -3,6 +3,9 @@
 package check
 
 import (
+	"slices"
+
+	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
@@ -29,12 +32,14 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, s := range new.Skipped {
 		r.Notices = append(r.Notices, "head: "+s)
 	}
-	unread := map[string]bool{} // the notice says it; it is not a removal
-	for _, n := range new.SkippedNames {
-		unread[n] = true
-	}
+	// An input that held a CRD and could not be read on one side fails closed: its CRDs are
+	// neither added nor removed, and an error names the file (see unreadable).
+	baseUnread, headUnread := unreadable(old, new, finding.Base), unreadable(new, old, finding.Head)
+	r.Findings = append(append(r.Findings, baseUnread.findings...), headUnread.findings...)
 	for _, p := range old.Problems {
-		r.Notices = append(r.Notices, "base: "+p.Error())
+		if fileHasProblem(new, p.File) {
+			r.Notices = append(r.Notices, "base: "+p.Error()) // the head's invalid-crd says it
+		}
 	}
 	broken := map[string]bool{}
 	for _, p := range new.Problems {
@@ -55,8 +60,8 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	perPair := make([][]finding.Finding, len(pairs))
 	source.Parallel(len(pairs), func(i int) {
 		p := pairs[i]
-		if copyOf[i] >= 0 || p.New == nil && (broken[p.Old.Name] || unread[p.Old.Name]) {
-			return // a copy is compared once; invalid-crd already says it, it is not a removal
+		if copyOf[i] >= 0 || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name] {
+			return // a copy is compared once; an unread side is not a removal or an addition
 		}
 		perPair[i] = serverChecks(p, rules.Compare(p, opts))
 	})
@@ -64,7 +69,66 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)
 	}
-	r.Findings = append(r.Findings, samples(pairs, new.Objects)...)
+	fs, notices := samples(pairs, new)
+	r.Findings = append(r.Findings, fs...)
+	r.Notices = append(r.Notices, notices...)
 	finding.Sort(r.Findings)
 	return r
+}
+
+// unread is what one side could not read.
+type unread struct {
+	// names are the CRDs defined in unread inputs.
+	names map[string]bool
+	// findings are the errors for them.
+	findings []finding.Finding
+}
+
+// unreadable collects the inputs of one side that held CRDs and could not be read: documents
+// that do not decode and templates whose schema cannot be read. Where the other side has a
+// readable copy of such a CRD (or, for a document whose name is unknown, nothing at the same
+// file that fails there as well), the change to it cannot be checked, and an invalid-crd error
+// on this side says so: a CRD this side cannot read must not pass as added or removed. A base
+// problem the head shares at the same file is the head's invalid-crd alone.
+func unreadable(t, other *source.Tree, side finding.Side) unread {
+	u := unread{names: map[string]bool{}}
+	readable := map[string]bool{}
+	for _, c := range t.CRDs {
+		readable[c.Name] = true
+	}
+	otherReadable := map[string]bool{}
+	for _, c := range other.CRDs {
+		otherReadable[c.Name] = true
+	}
+	for _, p := range t.Problems {
+		if p.Name != "" {
+			u.names[p.Name] = true
+		} else {
+			for _, c := range other.CRDs {
+				if source.SameInput(t, p.File, other, c.File) {
+					u.names[c.Name] = true // what the file held is unknown: its counterpart's CRDs
+				}
+			}
+		}
+		if side == finding.Base && !fileHasProblem(other, p.File) {
+			u.findings = append(u.findings, rules.Unreadable(p, side))
+		}
+	}
+	for _, p := range t.Unread {
+		if p.Name != "" {
+			u.names[p.Name] = true
+		}
+		if p.Name != "" && otherReadable[p.Name] && !readable[p.Name] || p.Name == "" && !fileUnread(other, p.File) {
+			u.findings = append(u.findings, rules.Unreadable(p, side))
+		}
+	}
+	return u
+}
+
+func fileHasProblem(t *source.Tree, file string) bool {
+	return slices.ContainsFunc(t.Problems, func(p crd.Problem) bool { return p.File == file })
+}
+
+func fileUnread(t *source.Tree, file string) bool {
+	return slices.ContainsFunc(t.Unread, func(p crd.Problem) bool { return p.File == file })
 }

@@ -12,7 +12,8 @@ import (
 
 // GitOptions says which commits of a repository to compare.
 type GitOptions struct {
-	// Base is the ref the change goes into; head is compared with its merge base with Head.
+	// Base is the ref the change goes into; head is compared with its merge base with Head, or
+	// with Base itself when both are releases (Base a tag, Head not a branch).
 	Base string
 	// Head is the ref with the change; HEAD when empty.
 	Head string
@@ -44,6 +45,8 @@ type GitResult struct {
 	Diff *source.Diff
 	// Base, Head and MergeBase are the resolved commit SHAs.
 	Base, Head, MergeBase string
+	// Release says base and head are releases, compared directly (MergeBase is Base).
+	Release bool
 	// Working lists the manifests whose uncommitted working-tree content was compared.
 	Working []string
 	// Behind counts the commits of base that the merge base does not have (0 when base is an
@@ -67,9 +70,15 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
-	mb, err := repo.MergeBase(base, head)
-	if err != nil {
-		return nil, err
+	// Two releases are compared as they are: upgrading from v1.0.0 to v1.1.0 replaces the one's
+	// CRDs with the other's, and what only the old release's branch had (a backport) must not
+	// be lost in a merge base. A branch is compared with its merge base, as a pull request shows
+	// it. Head counts as a release unless it is a branch (a tag, a SHA, a detached checkout).
+	mb, release := base, repo.IsRelease(o.Base) && !repo.IsBranch(o.Head)
+	if !release {
+		if mb, err = repo.MergeBase(base, head); err != nil {
+			return nil, err
+		}
 	}
 	var working map[string][]byte
 	if o.WorkingTree {
@@ -77,7 +86,8 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			return nil, err
 		}
 	}
-	main, err := repo.CompareWorking(mb, head, o.Filter, working)
+	samples := source.Filter{Paths: o.Samples, Exclude: o.Filter.Exclude}
+	main, err := repo.CompareWorking(mb, head, o.Filter, working, &samples)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +103,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("baseline: %w", err)
 		}
-		cmp, err := repo.CompareWorking(c, head, o.Filter, working)
+		cmp, err := repo.CompareWorking(c, head, o.Filter, working, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -113,9 +123,11 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			groups = append(groups, c.Object.Spec.Group)
 		}
 	}
-	if main.New.Objects, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
+	var notices []string
+	if main.New.Objects, notices, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
 		return nil, err
 	}
+	main.New.Notices = append(main.New.Notices, notices...)
 	if o.Cluster != nil {
 		var names []string
 		for _, c := range main.New.CRDs {
@@ -140,7 +152,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	opts := rules.Options{StoredVersions: stored, KubernetesVersion: o.KubernetesVersion}
 	history := readHistory(repo, mb, main, &opts)
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
-		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String()}
+		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String(), Release: release}
 	if mb.Hash != base.Hash {
 		if res.Behind, res.BehindAtLeast, err = source.CommitsAhead(mb, base); err != nil {
 			return nil, err
@@ -154,12 +166,14 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	for _, g := range unmatched {
 		res.Notices = append(res.Notices, source.UnmatchedNotice(g, "head"))
 	}
+	diffs := map[string]*source.Diff{"": main.Diff}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {
 		seen[f.Key()] = true
 	}
 	compared := comparedNames(main.Old, main.New)
 	for _, b := range baselines {
+		diffs[b.ref] = b.cmp.Diff
 		r := Trees(b.cmp.Old, b.cmp.New, opts)
 		res.Notices = append(res.Notices, r.Notices...)
 		for n := range comparedNames(b.cmp.Old, b.cmp.New) {
@@ -191,6 +205,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	for _, sha := range repo.Fetched {
 		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
+	source.Place(res.Findings, diffs)
 	finding.Sort(res.Findings)
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,6 +47,19 @@ func withoutPatch(files map[string][]byte) map[string][]byte {
 	return out
 }
 
+// withPlaceholders is the project with a webhook patch whose caBundle and namespace are
+// placeholders that an install script fills in.
+func withPlaceholders(files map[string][]byte) map[string][]byte {
+	out := map[string][]byte{}
+	for k, v := range files {
+		out[k] = v
+	}
+	p := "config/crd/patches/webhook_in_widgets.yaml"
+	text := strings.Replace(string(files[p]), "      clientConfig:\n", "      clientConfig:\n        caBundle: {{caBundle}}\n", 1)
+	out[p] = []byte(strings.Replace(text, "namespace: system", "namespace: ${WEBHOOK_NAMESPACE}", 1))
+	return out
+}
+
 // The v1 field removed in bases is reported although a patch and an assertion of the same CRD
 // sit next to it; the conversion webhook that the kustomization's patch adds makes the new v2
 // with another schema safe, and without the patch it is conversion-missing.
@@ -66,6 +80,8 @@ func TestKubebuilderPatches(t *testing.T) {
 		{"patched", old, new, removed + samples},
 		{"patch not applied", withoutPatch(old), withoutPatch(new), removed + missing + samples},
 		{"patch enabled by the change", withoutPatch(old), new, removed + samples},
+		// Patches that carry values filled in at install time still set the strategy.
+		{"patch with install-time placeholders", withPlaceholders(old), withPlaceholders(new), removed + samples},
 	} {
 		t.Run("diff/"+tc.name, func(t *testing.T) {
 			dirs := [2]string{t.TempDir(), t.TempDir()}
@@ -121,11 +137,10 @@ func TestGitPatchOnlyChange(t *testing.T) {
 	tr.Commit("drop the conversion webhook")
 	res := tr.check(GitOptions{Base: "main"})
 	// conversion-missing stays quiet: v2 is not new, and the removal is the finding. The sample
-	// above the maximum was already invalid: a warning.
-	assertFindings(t, res, "conversion-webhook-removed widgets.example.com   config/crd/bases/example.com_widgets.yaml:8 head\n"+
-		"sample-invalid widgets.example.com v1 .spec.size config/samples/generated.yaml:7 head\n")
-	if f := res.Findings[len(res.Findings)-1]; f.Rule != "sample-invalid" || f.Severity != finding.Warning {
-		t.Errorf("last finding %s %v, want a sample-invalid warning", f.Rule, f.Severity)
+	// above the maximum was already invalid, in a file the change does not touch: a notice.
+	assertFindings(t, res, "conversion-webhook-removed widgets.example.com   config/crd/bases/example.com_widgets.yaml:8 head\n")
+	if want := []string{"1 sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema"}; !slices.Equal(res.Notices, want) {
+		t.Errorf("notices %q, want %q", res.Notices, want)
 	}
 }
 
@@ -205,5 +220,46 @@ func TestDuplicateInOneKustomization(t *testing.T) {
 				t.Errorf("duplicate-crd:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// A kustomization that patches several CRDs, of which the change touches one: git mode reads
+// only that one's definition, so the other CRD's patch has nothing to patch. kustomize refuses
+// such a kustomization ("no resource matches strategic merge patch"); the patches of CRDs not
+// compared are left out instead, and the changed CRD keeps its conversion webhook.
+func TestGitPatchesOfOtherCRDs(t *testing.T) {
+	gadget := func(files map[string][]byte) map[string][]byte {
+		out := map[string][]byte{}
+		for k, v := range files {
+			out[k] = v
+		}
+		base := strings.ReplaceAll(strings.ReplaceAll(string(files["config/crd/bases/example.com_widgets.yaml"]), "widget", "gadget"), "Widget", "Gadget")
+		out["config/crd/bases/example.com_gadgets.yaml"] = []byte(base)
+		patch := strings.ReplaceAll(string(files["config/crd/patches/webhook_in_widgets.yaml"]), "widgets", "gadgets")
+		out["config/crd/patches/webhook_in_gadgets.yaml"] = []byte(patch)
+		k := string(files["config/crd/kustomization.yaml"])
+		k = strings.Replace(k, "- bases/example.com_widgets.yaml\n", "- bases/example.com_widgets.yaml\n- bases/example.com_gadgets.yaml\n", 1)
+		k = strings.Replace(k, "- path: patches/webhook_in_widgets.yaml\n", "- path: patches/webhook_in_widgets.yaml\n- path: patches/webhook_in_gadgets.yaml\n", 1)
+		out["config/crd/kustomization.yaml"] = []byte(k)
+		return out
+	}
+	old, new := gadget(kubebuilderFiles(t, "old")), gadget(kubebuilderFiles(t, "new"))
+	new["config/crd/bases/example.com_gadgets.yaml"] = old["config/crd/bases/example.com_gadgets.yaml"] // only widgets change
+	tr := newTestRepo(t)
+	for name, data := range old {
+		tr.Write(name, data)
+	}
+	tr.Branch("main", tr.Commit("base"))
+	for name, data := range new {
+		tr.Write(name, data)
+	}
+	tr.Commit("head")
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color config/crd/bases/example.com_widgets.yaml:31 base\n"+
+		"max-added widgets.example.com v1 .spec.size config/crd/bases/example.com_widgets.yaml:34 head\n"+
+		"sample-pruned widgets.example.com v1 .spec.color config/samples/example_v1_widget.yaml:9 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/generated.yaml:7 head\n")
+	if len(res.Notices) != 0 {
+		t.Errorf("notices %q", res.Notices)
 	}
 }

@@ -2,25 +2,46 @@ package check
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
 	"github.com/crdguard/crdguard/internal/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // samples validates custom resources against the base and head schemas of the CRDs that
 // changed: what was valid and is refused now (sample-invalid), and what head silently drops
 // (sample-pruned).
-func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
+func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
 	type key struct{ group, kind string }
 	changed := map[key]crd.Pair{}
 	for _, p := range pairs {
-		if p.New != nil {
-			changed[key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}] = p
+		if p.New == nil {
+			continue
 		}
+		// Samples are checked against the definition the repository ships, not a draft of
+		// the same CRD in a docs, design or test folder.
+		k := key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}
+		if had, ok := changed[k]; !ok || draft(new.Rel(had.New.File)) && !draft(new.Rel(p.New.File)) {
+			changed[k] = p
+		}
+	}
+	var objs []*crd.Object
+	skippedTests := 0
+	// Only objects found in a repository or folder: a file named on the command line is the
+	// user's own choice.
+	found := new.Root != "" || new.Changed != nil
+	for _, o := range new.Objects {
+		if found && source.InTestFolder(new.Rel(o.File)) {
+			skippedTests++ // fixtures of test suites (e2e, kuttl, chainsaw) are not samples
+			continue
+		}
+		objs = append(objs, o)
 	}
 	// Keyed by the document, not its file: in git mode base and head share the path.
 	type schemaKey struct {
@@ -41,6 +62,7 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 		return s
 	}
 	var out []finding.Finding
+	stale := 0
 	for _, o := range objs {
 		group, version, ok := strings.Cut(o.APIVersion, "/")
 		if !ok || o.Name == "" {
@@ -60,9 +82,23 @@ func samples(pairs []crd.Pair, objs []*crd.Object) []finding.Finding {
 		if p.Old != nil && hasVersion(p.Old, version) {
 			base = schemaOf(p.Old, version)
 		}
-		out = append(out, sampleFindings(p.New.Name, version, o, base, head)...)
+		fs, invalidBefore := sampleFindings(p.New.Name, version, o, base, head)
+		if invalidBefore && new.Changed != nil && !new.Changed[o.File] {
+			// Already refused under the base schema, in a file this change does not touch:
+			// not this change's problem.
+			stale += len(fs)
+			continue
+		}
+		out = append(out, fs...)
 	}
-	return out
+	var notices []string
+	if skippedTests > 0 {
+		notices = append(notices, fmt.Sprintf("%d object(s) in test folders were not validated as samples", skippedTests))
+	}
+	if stale > 0 {
+		notices = append(notices, fmt.Sprintf("%d sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema", stale))
+	}
+	return out, notices
 }
 
 // notChecked is how a field.Error without a field prints its field: the API server's "some
@@ -78,12 +114,16 @@ func hasVersion(c *crd.CRD, v string) bool {
 	return false
 }
 
-func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema) []finding.Finding {
+// sampleFindings validates one sample; invalidBefore says the base schema refused it already.
+func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema) (out []finding.Finding, invalidBefore bool) {
 	now := head.Create(o.Data)
+	now.Errors = schemaErrors(now.Errors)
 	var before validation.Created
 	if base != nil {
 		before = base.Create(o.Data)
+		before.Errors = schemaErrors(before.Errors)
 	}
+	invalidBefore = base != nil && len(before.Errors) > 0
 	loc := func(path string) finding.Location {
 		return finding.Location{File: o.File, Line: o.LineOf(crd.FieldPath(path)), Side: finding.Head}
 	}
@@ -93,7 +133,6 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 			object = o.Kind + "/" + ns + "/" + o.Name
 		}
 	}
-	var out []finding.Finding
 	for _, path := range now.Pruned {
 		if base == nil || slices.Contains(before.Pruned, path) {
 			continue // head drops nothing that base kept
@@ -102,7 +141,7 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 			fmt.Sprintf("%s %q sets %s, which the head schema prunes", o.Kind, o.Name, path), loc(path)))
 	}
 	if len(now.Errors) == 0 {
-		return out
+		return out, invalidBefore
 	}
 	was := map[string]bool{}
 	for _, e := range before.Errors {
@@ -132,5 +171,26 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		out = append(out, rules.SampleFinding(false, sev, crdName, version, path, object,
 			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
 	}
-	return out
+	return out, invalidBefore
+}
+
+// schemaErrors drops the errors no schema change can cause: the object's name and namespace
+// (placeholders such as {GATEWAY_NAME} or ${NS} in samples) are checked by the API server
+// whatever the CRD says.
+func schemaErrors(errs field.ErrorList) field.ErrorList {
+	return slices.DeleteFunc(errs, func(e *field.Error) bool {
+		return e.Field == "metadata.name" || e.Field == "metadata.namespace" || e.Field == "metadata.generateName"
+	})
+}
+
+// draftFolders hold CRDs that are not what a repository ships: proposals, documentation and
+// test fixtures.
+var draftFolders = map[string]bool{"docs": true, "doc": true, "design": true, "proposals": true, "site": true}
+
+// draft reports whether a CRD's path is a draft's rather than the shipped definition's.
+func draft(rel string) bool {
+	if source.InTestFolder(rel) {
+		return true
+	}
+	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return draftFolders[d] })
 }

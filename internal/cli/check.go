@@ -91,7 +91,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		res.Notices = append([]string{behindNotice(res, *base)}, res.Notices...)
 	}
 	compared := &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, BaseRef: *base, HeadRef: *head,
-		WorkingTree: len(res.Working) > 0}
+		WorkingTree: len(res.Working) > 0, Release: res.Release}
 	return c.finish(cfg, res.Result, compared)
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,7 +172,7 @@ func TestClusterMetadataIsNotInvalid(t *testing.T) {
 	want := []string{"field-added info v1 .spec.name"}
 
 	code, out, stderr := runCLI(t, "diff", "--format", "json", "--kubeconfig", kubeconfig, "kube://"+crd.Name, newFile)
-	if got := findingLines(t, out); code != 0 || stderr != "" || !slices.Equal(got, want) {
+	if got, _ := storedReport(t, out); code != 0 || stderr != "" || !slices.Equal(got, want) {
 		t.Errorf("diff kube://: exit %d, findings %q, want %q\n%s", code, got, want, stderr)
 	}
 
@@ -183,7 +182,7 @@ func TestClusterMetadataIsNotInvalid(t *testing.T) {
 	repo.Write("config/crd/widgets.yaml", crdYAML(t, head))
 	repo.Commit("add .spec.name")
 	code, out, stderr = runCLI(t, "check", "--format", "json", "--repo", repo.Dir, "--base", "main", "--cluster", "--kubeconfig", kubeconfig)
-	if got := findingLines(t, out); code != 0 || stderr != "" || !slices.Equal(got, want) {
+	if got, _ := storedReport(t, out); code != 0 || stderr != "" || !slices.Equal(got, want) {
 		t.Errorf("check --cluster: exit %d, findings %q, want %q\n%s", code, got, want, stderr)
 	}
 }
@@ -219,20 +218,4 @@ func writeCRD(t *testing.T, dir string, c *apiextv1.CustomResourceDefinition) st
 		t.Fatal(err)
 	}
 	return path
-}
-
-// findingLines is each finding of a JSON report as "rule severity version path".
-func findingLines(t *testing.T, out string) []string {
-	t.Helper()
-	var doc struct {
-		Findings []struct{ Rule, Severity, Version, Path string }
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	lines := []string{}
-	for _, f := range doc.Findings {
-		lines = append(lines, strings.Join([]string{f.Rule, f.Severity, f.Version, f.Path}, " "))
-	}
-	return lines
 }

@@ -40,7 +40,8 @@ type CRD struct {
 	APIVersion string
 	// Line is the line where the document's content starts.
 	Line int
-	// Object is the CRD as the v1 API type, without API defaulting applied.
+	// Object is the CRD as the v1 API type, with the API server's defaults applied to its spec
+	// (v1beta1 ones before the conversion).
 	Object *apiextv1.CustomResourceDefinition
 	// Unknown are the keys the CRD API does not define: decoding drops them, so the rules
 	// cannot see them (see strict.go).
@@ -151,6 +152,10 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 }
 
 func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
+	if err := expandMerges(doc); err != nil {
+		ne := err.(*nodeError)
+		return nil, &Problem{File: file, Line: ne.line, Name: guessName(doc), Message: ne.msg}
+	}
 	root := resolveAlias(doc.Content[0])
 	if root.Kind != yaml.MappingNode {
 		return nil, nil
@@ -192,6 +197,7 @@ func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 	if obj.Name != name {
 		return fail(root.Line, "metadata.name %q does not decode as a string", name)
 	}
+	serverDefaults(obj)
 	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, Unknown: unknownKeys(root, apiVersion), root: root}, nil
 }
 
@@ -211,6 +217,16 @@ func isDefinition(root *yaml.Node) bool {
 		return true
 	}
 	return scalarAt(spec, "version") != ""
+}
+
+// serverDefaults applies the API server's defaulting of a v1 CRD's spec (listKind, singular,
+// the conversion strategy, a webhook service's port), so both sides are compared as the server
+// stores them: setting a field to its default is no change. The status is the document's own:
+// the server writes it, and rules read it only where a document states it.
+func serverDefaults(c *apiextv1.CustomResourceDefinition) {
+	status := c.Status
+	scheme.Default(c)
+	c.Status = status
 }
 
 // errSlowPath sends a document to the JSON decoder.
@@ -277,6 +293,11 @@ func decodeObject(apiVersion string, raw []byte) (*apiextv1.CustomResourceDefini
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, in); err != nil {
 		return nil, err
 	}
+	// v1beta1 has defaults of its own (preserveUnknownFields: true above all), which the API
+	// server applies before it stores the CRD as v1.
+	status := in.Status
+	scheme.Default(in)
+	in.Status = status
 	internal := &apiextensions.CustomResourceDefinition{}
 	if err := scheme.Convert(in, internal, nil); err != nil {
 		return nil, fmt.Errorf("converting v1beta1: %w", err)

@@ -25,9 +25,10 @@ func TestParseV1beta1(t *testing.T) {
 	if c.APIVersion != GroupVersionV1beta1 || c.Name != "widgets.example.com" {
 		t.Fatalf("got %s %s", c.APIVersion, c.Name)
 	}
-	// No defaulting: preserveUnknownFields stays false instead of v1beta1's default true.
-	if c.Object.Spec.PreserveUnknownFields {
-		t.Error("v1beta1 defaulting leaked: preserveUnknownFields is true")
+	// The API server's v1beta1 defaults apply before the conversion: an unset
+	// preserveUnknownFields is true, an unset listKind is Kind+"List".
+	if !c.Object.Spec.PreserveUnknownFields || c.Object.Spec.Names.ListKind != "WidgetList" || c.Object.Spec.Conversion.Strategy != "None" {
+		t.Errorf("v1beta1 defaults not applied: preserveUnknownFields %t, listKind %q, conversion %+v", c.Object.Spec.PreserveUnknownFields, c.Object.Spec.Names.ListKind, c.Object.Spec.Conversion)
 	}
 	v := c.Object.Spec.Versions
 	if len(v) != 1 || v[0].Schema == nil || v[0].Schema.OpenAPIV3Schema == nil || v[0].Subresources == nil || v[0].Subresources.Status == nil {
@@ -82,7 +83,7 @@ func TestParseProblems(t *testing.T) {
 		{"unsupported apiVersion", "apiVersion: apiextensions.k8s.io/v2\nkind: CustomResourceDefinition\nmetadata:\n  name: x\n" + spec + "  versions: [{name: v1}]\n", 1, `unsupported apiVersion "apiextensions.k8s.io/v2"`},
 		{"no name", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {}\n" + spec + "  versions: [{name: v1}]\n", 1, "no metadata.name"},
 		{"infinite number", head + spec + "  versions:\n    - name: v1\n      schema:\n        openAPIV3Schema:\n          maximum: .inf\n", 12, "cannot be represented in JSON"},
-		{"merge key", head + "x: &a {b: 1}\n" + spec + "  versions: [{name: v1}]\n  <<: *a\n", 10, "merge keys"},
+		{"merge of a scalar", head + "x: &a 5\n" + spec + "  versions: [{name: v1}]\n  <<: *a\n", 10, "map merge requires a mapping"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			crds, problems := Parse("in.yaml", []byte(tc.input))

@@ -48,6 +48,9 @@ func ParseObjects(file string, data []byte) []*Object {
 		if len(doc.Content) == 0 {
 			continue
 		}
+		if expandMerges(doc) != nil {
+			continue
+		}
 		root := resolveAlias(doc.Content[0])
 		if root.Kind != yaml.MappingNode {
 			continue

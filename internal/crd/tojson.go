@@ -83,7 +83,7 @@ func (e *jsonEncoder) encode(n *yaml.Node, depth int) error {
 				return &nodeError{k.Line, "mapping key is not a scalar"}
 			}
 			if k.Value == "<<" && k.Tag == "!!merge" {
-				return &nodeError{k.Line, "YAML merge keys (<<) are not supported in Kubernetes manifests"}
+				return &nodeError{k.Line, "YAML merge key (<<) left unexpanded"}
 			}
 			if i > 0 {
 				e.buf = append(e.buf, ',')

@@ -72,6 +72,30 @@ type Location struct {
 	Side Side   `json:"side"`
 }
 
+// HeadLine is a line of the head commit a finding is shown at. For a finding about lines the
+// change removed (side base) it is the kept line where the removed lines were, and Removed is
+// set: the finding's own Location still names the removed line.
+type HeadLine struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Removed bool   `json:"removed,omitempty"`
+	// EndColumn is the column after the line's last character, in UTF-16 code units as SARIF
+	// counts them; 0 when the line's text was not at hand.
+	EndColumn int `json:"-"`
+}
+
+// Shown is where a finding is shown on head: its Head when placed, else its own location when
+// that is on head (line 1 for a finding without a line); false when it has no head line.
+func (f *Finding) Shown() (HeadLine, bool) {
+	switch {
+	case f.Head != nil:
+		return *f.Head, true
+	case f.Location.Side != Base && f.Location.File != "":
+		return HeadLine{File: f.Location.File, Line: max(f.Location.Line, 1)}, true
+	}
+	return HeadLine{}, false
+}
+
 // Finding is one classified difference. Paths are JSONPath-like from the object root (see
 // DESIGN §2); CRD-level findings have an empty version and path.
 type Finding struct {
@@ -95,6 +119,11 @@ type Finding struct {
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`
+	// Head is where the finding is shown on the head commit: every channel that can only point
+	// at head (annotations, workflow commands, SARIF, rdjson) and the review comments on kept
+	// lines use it, so they all agree. nil where no head line exists (a file deleted by the
+	// change) or nothing placed the finding (diff mode).
+	Head *HeadLine `json:"head,omitempty"`
 	// Stored names the cluster object a stored-object finding is about; JSON writes it as
 	// "object" (DESIGN §6), in place of the sample's string.
 	Stored *ObjectRef `json:"-"`

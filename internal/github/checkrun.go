@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/report"
 )
 
 // MaxAnnotationsPerRequest is GitHub's limit; further annotations go in later updates.
@@ -19,8 +20,8 @@ const (
 	Cancelled = "cancelled"
 )
 
-// Annotations turns findings at warning or above into check run annotations. Findings should
-// already point at lines of the head commit (see the action's mapping of removed lines).
+// Annotations turns findings at warning or above into check run annotations at their head lines
+// (report.Placed), as every other channel places them.
 func Annotations(fs []finding.Finding) []Annotation {
 	var out []Annotation
 	for i := range fs {
@@ -36,9 +37,10 @@ func Annotations(fs []finding.Finding) []Annotation {
 		if where := plainLocation(f); where != "" {
 			title += ": " + where
 		}
+		file, line := report.Placed(f)
 		out = append(out, Annotation{
-			Path: f.Location.File, StartLine: max(f.Location.Line, 1), EndLine: max(f.Location.Line, 1),
-			Level: level, Title: truncate(title, MaxTitleBytes), Message: truncate(f.Message, maxMessageBytes),
+			Path: file, StartLine: line, EndLine: line,
+			Level: level, Title: truncate(title, MaxTitleBytes), Message: truncate(report.PlacedMessage(f), maxMessageBytes),
 		})
 	}
 	return out

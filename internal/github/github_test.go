@@ -314,7 +314,7 @@ func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	f.After = finding.Value(strings.Repeat("x", 300))
 	// finding.Value writes < and > as \u003c and \u003e; they are shown as < and >, which
 	// Escape turns into entities.
-	want := `"&lt;b&gt;@` + "\u200b" + `team&lt;/b&gt;" → "` + strings.Repeat("x", 198) + "…"
+	want := `"&lt;b>@` + "\u200b" + `team&lt;/b>" → "` + strings.Repeat("x", 198) + "…"
 	body := CommentBody(&f, "0123456789abcdef", DefaultDocsURL)
 	if !strings.HasPrefix(body, "**crdguard** warning `default-changed`") || !strings.Contains(body, "**Before → after:** "+want+"\n") {
 		t.Errorf("comment body lacks the severity or %q:\n%s", want, body)

@@ -129,7 +129,7 @@ func Summary(fs []finding.Finding, crds int, headline string) string {
 		for ; n < end; n++ {
 			f := &shown[n]
 			row := fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s |\n", orDash(report.Escape(f.Version)), orDash(report.Escape(f.Path)),
-				f.Rule, f.Severity, orDash(report.BeforeAfter(f, maxValueRunes, report.Escape)), report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)))
+				f.Rule, f.Severity, orDash(report.BeforeAfter(f, maxValueRunes, report.Escape)), report.Escape(report.Where(f)))
 			msg := fmt.Sprintf("- `%s` %s: %s\n", f.Rule, orDash(report.Escape(f.Path)), report.Escape(truncate(f.Message, maxMessageBytes)))
 			if b.Len()+len(head)+rows.Len()+len(row)+len(detailsOpen)+msgs.Len()+len(msg)+len(detailsClose) > MaxSummaryBytes-reserve {
 				break

@@ -51,6 +51,7 @@ func TestReviewContextLinesOnTheRight(t *testing.T) {
 		mk("field-removed", finding.Error, ".spec.b", "crd.yaml", 10, finding.Base), // removed: LEFT 10
 		mk("field-removed", finding.Error, ".spec.c", "crd.yaml", 12, finding.Base), // context after: RIGHT 11
 	}
+	source.Place(fs, map[string]*source.Diff{"": d})
 	res, err := newPublisher(t, srv, &sleeps{}).Review(context.Background(), PR{Number: 7, HeadSHA: strings.Repeat("a", 40)}, fs, d)
 	if err != nil {
 		t.Fatal(err)

@@ -247,10 +247,10 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 	return nil
 }
 
-// place decides where a new finding goes. Base-side findings (removals) are commented on the
-// LEFT side of the file's new path (or its old one when the file was deleted) when their line
-// is removed; on a context line, which GitHub shows on both sides, on the RIGHT, as GitHub
-// itself places comments there.
+// place decides where a new finding goes: inline where its line is inside a hunk of the
+// pull request's diff — a removed line on the LEFT at its base line, any other at the head line
+// every channel uses (finding.Shown), on the RIGHT, as GitHub itself places comments on context
+// lines — else on the file when the pull request changed it, else in the review body.
 func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	pl := planned{f: f, fp: fp, where: inBody}
 	if diff == nil || f.Baseline != "" {
@@ -265,13 +265,12 @@ func place(f *finding.Finding, fp string, diff *source.Diff) planned {
 	if pl.path == "" {
 		pl.path = fd.From
 	}
-	if diff.Contains(f.Location.File, f.Location.Line, head) {
-		pl.where, pl.line, pl.side = inline, f.Location.Line, "RIGHT"
-		if !head && diff.Removed(f.Location.File, f.Location.Line) {
-			pl.side = "LEFT"
-		} else if !head {
-			_, pl.line, _ = diff.HeadPosition(f.Location.File, f.Location.Line)
-		}
+	shown, onHead := f.Shown()
+	switch {
+	case !head && diff.Removed(f.Location.File, f.Location.Line) && diff.Contains(f.Location.File, f.Location.Line, false):
+		pl.where, pl.line, pl.side = inline, f.Location.Line, "LEFT"
+	case onHead && shown.File == fd.To && !shown.Removed && diff.Contains(shown.File, shown.Line, true):
+		pl.where, pl.line, pl.side = inline, shown.Line, "RIGHT"
 	}
 	return pl
 }
@@ -304,7 +303,7 @@ func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 	for i, pl := range items {
 		f := pl.f
 		line := fmt.Sprintf("\n- **%s** `%s` %s (%s): %s [doc](%s#%s) %s", f.Severity, f.Rule, location(f),
-			report.Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), report.Escape(truncate(f.Message, maxMessageBytes)),
+			report.Escape(report.Where(f)), report.Escape(truncate(f.Message, maxMessageBytes)),
 			docsURL, f.Rule, marker(pl.fp))
 		if len([]rune(b.String()))+len([]rune(line)) > MaxBodyChars-reserve {
 			fmt.Fprintf(&b, "\n\n%d more not listed here: see the check run.", len(items)-i)

@@ -79,7 +79,7 @@ type severityOverride struct {
 
 // DefaultExclude keeps test fixtures out, by Go's convention: testdata folders hold CRDs that
 // are inputs of tests, not what the project ships.
-var DefaultExclude = []string{"**/testdata/**"}
+var DefaultExclude = []string{"**/testdata/**", "**/vendor/**"}
 
 // Default is the configuration used when there is no file.
 func Default() *Config {

@@ -183,8 +183,8 @@ ignore: [{crd: widgets.example.com, path: .spec.legacy, rule: field-removed, rea
 // exclude defaults to Go's testdata convention; setting it, even to nothing, replaces the default.
 func TestExcludeDefault(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
-		{"", "[**/testdata/**]"},
-		{"paths: [config/crd/**]\n", "[**/testdata/**]"},
+		{"", "[**/testdata/** **/vendor/**]"},
+		{"paths: [config/crd/**]\n", "[**/testdata/** **/vendor/**]"},
 		{"exclude: []\n", "[]"},
 		{"exclude: [vendor/**]\n", "[vendor/**]"},
 	} {
@@ -196,7 +196,7 @@ func TestExcludeDefault(t *testing.T) {
 			t.Errorf("%q: exclude %s, want %s", tc.config, got, tc.want)
 		}
 	}
-	if got := fmt.Sprint(Default().Exclude); got != "[**/testdata/**]" {
+	if got := fmt.Sprint(Default().Exclude); got != "[**/testdata/** **/vendor/**]" {
 		t.Errorf("Default: exclude %s", got)
 	}
 }

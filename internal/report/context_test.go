@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/finding"
@@ -14,14 +13,7 @@ func TestSARIFContext(t *testing.T) {
 	r := hostile()
 	r.Findings[0].Location.File = "config/crd/my widgets#1.yaml"
 	r.Findings[1].Location.File = "c:d/crd.yaml"
-	var buf bytes.Buffer
-	if err := SARIF(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	var log sarifLog
-	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	_, log := writeSARIF(t, r)
 	run := log.Runs[0]
 	if c := run.Properties.Compared; c["base"] != r.Compared.Base || c["head"] != r.Compared.Head || c["mergeBase"] != r.Compared.MergeBase || len(c) != 3 {
 		t.Errorf("compared %v", c)

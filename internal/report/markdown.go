@@ -55,7 +55,7 @@ func Markdown(w io.Writer, r Report) error {
 		for i, f := range shown {
 			row := fmt.Sprintf("| %s | `%s` | %s | %s | %s | %s | %s | %s |\n",
 				severityIcon(f.Severity), f.Rule, Escape(f.CRD), Escape(f.Version), Escape(f.Path),
-				Escape(ab.beforeAfter(&f)), Escape(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line)), Escape(f.Message))
+				Escape(ab.beforeAfter(&f)), Escape(Where(&f)), Escape(f.Message))
 			if head.Len()+body.Len()+len(row)+tail.Len()+moreReserve > MaxMarkdown {
 				fmt.Fprintf(&body, "\n%s not shown here (GitHub's %d-character limit): the JSON and SARIF reports have them all.\n", Count(len(shown)-i, "more finding"), MaxMarkdown)
 				break
@@ -75,40 +75,6 @@ func severityIcon(s finding.Severity) string {
 		return "⚠️ warning"
 	}
 	return "ℹ️ info"
-}
-
-// markdownSpecial are the characters that can start Markdown or HTML syntax.
-const markdownSpecial = "\\`*_{}[]()<>#+-.!|~&"
-
-// Escape makes untrusted text inert in GitHub Markdown: special characters are
-// backslash-escaped or entity-encoded, line breaks become spaces, and @ and URL schemes are
-// broken so they neither mention nor link.
-func Escape(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for _, r := range s {
-		switch {
-		case r == '<':
-			b.WriteString("&lt;")
-		case r == '>':
-			b.WriteString("&gt;")
-		case r == '&':
-			b.WriteString("&amp;")
-		case r == '@':
-			b.WriteString("@\u200b") // a zero-width space after @ prevents mentions
-		case r == ':':
-			b.WriteString("&#58;") // breaks autolinks such as https://… and javascript:
-		case r == '\n' || r == '\r' || r == '\t':
-			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f:
-		case strings.ContainsRune(markdownSpecial, r):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 func upperFirst(s string) string {

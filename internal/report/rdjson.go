@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"io"
-	"strconv"
 
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -33,7 +32,7 @@ type rdDiagnostic struct {
 
 type rdLocation struct {
 	Path  string   `json:"path"`
-	Range *rdRange `json:"range,omitempty"`
+	Range *rdRange `json:"range"`
 }
 
 type rdRange struct {
@@ -53,11 +52,12 @@ var rdSeverities = map[finding.Severity]string{finding.Error: "ERROR", finding.W
 
 // RDJSON writes reviewdog's rdjson: one diagnostic per finding at warning or above (info
 // findings are safe changes, not review comments, as in SARIF), coded with the rule ID and its
-// section of docs/rules.md. reviewdog places a diagnostic on a line of the file as it is in the
-// head, so a finding on a line only the base has (a removed field) carries no range — a
-// file-level diagnostic, with the base line in its message — rather than a line number that
-// points at unrelated text in the new file. reviewdog posts messages as Markdown comments, so
-// CRD text in them is escaped as in the Markdown report (no HTML, links or @-mentions).
+// section of docs/rules.md. Every diagnostic has the head path and line every other channel
+// uses (Placed): reviewdog places diagnostics on the file as it is in head and drops those
+// without a line in most filter modes and reporters, so a removed field sits on the kept line
+// where its lines were and says "removed; was line N". Messages are plain text (Defuse), read
+// as written with -reporter=local, Gerrit or Bitbucket, and still mention and link nobody where
+// reviewdog posts them as Markdown.
 func RDJSON(w io.Writer, r Report) error {
 	doc := rdResult{
 		Source:      rdSource{Name: "crdguard", URL: InformationURI},
@@ -70,19 +70,13 @@ func RDJSON(w io.Writer, r Report) error {
 		if f.Severity < finding.Warning {
 			continue
 		}
-		d := rdDiagnostic{
-			Message:  Escape(f.Message),
-			Location: rdLocation{Path: plain(f.Location.File)},
+		file, line := Placed(f)
+		doc.Diagnostics = append(doc.Diagnostics, rdDiagnostic{
+			Message:  Defuse(PlacedMessage(f)),
+			Location: rdLocation{Path: plain(file), Range: &rdRange{Start: rdPosition{Line: line}}},
 			Severity: rdSeverities[f.Severity],
 			Code:     rdCode{Value: f.Rule, URL: RulesDocURL + "#" + f.Rule},
-		}
-		switch {
-		case f.Location.Side == finding.Base && f.Location.Line > 0:
-			d.Message += " (line " + strconv.Itoa(f.Location.Line) + " of the base version)"
-		case f.Location.Line > 0:
-			d.Location.Range = &rdRange{Start: rdPosition{Line: f.Location.Line}}
-		}
-		doc.Diagnostics = append(doc.Diagnostics, d)
+		})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -13,7 +13,8 @@ import (
 const rdjsonSchema = "../../testdata/rdjson/DiagnosticResult.json"
 
 // TestRDJSONValidates checks the rdjson output against reviewdog's schema and reads it back as
-// reviewdog would: a base-side finding is file-level, a head-side one has its line.
+// reviewdog would: every diagnostic has a path and a line (a base-side finding nothing placed on
+// head keeps its own and says so), and messages are plain text.
 func TestRDJSONValidates(t *testing.T) {
 	schema := schematest.Compile(t, rdjsonSchema)
 	rep := hostile()
@@ -33,13 +34,13 @@ func TestRDJSONValidates(t *testing.T) {
 		Source: rdSource{Name: "crdguard", URL: "https://github.com/crdguard/crdguard"},
 		Diagnostics: []rdDiagnostic{
 			{
-				Message:  Escape(rep.Findings[0].Message) + " (line 57 of the base version)",
-				Location: rdLocation{Path: "config/crd/widgets.yaml"},
+				Message:  "removed <\u200bscript>alert(1)<\u200b/script> @\u200boctocat [click]\u200b(https\u200b://evil.example) `code` next line (line 57 of the base version)",
+				Location: rdLocation{Path: "config/crd/widgets.yaml", Range: &rdRange{Start: rdPosition{Line: 57}}},
 				Severity: "ERROR",
 				Code:     rdCode{Value: "field-removed", URL: "https://github.com/crdguard/crdguard/blob/main/docs/rules.md#field-removed"},
 			},
 			{
-				Message:  Escape(rep.Findings[1].Message),
+				Message:  "value  [31mred [0m removed",
 				Location: rdLocation{Path: "config/crd/widgets.yaml", Range: &rdRange{Start: rdPosition{Line: 70}}},
 				Severity: "WARNING",
 				Code:     rdCode{Value: "enum-value-removed", URL: "https://github.com/crdguard/crdguard/blob/main/docs/rules.md#enum-value-removed"},

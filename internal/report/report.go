@@ -32,6 +32,9 @@ type Compared struct {
 	MergeBase string `json:"mergeBase"`
 	// WorkingTree says uncommitted manifests of the working tree were laid over head.
 	WorkingTree bool `json:"workingTree,omitempty"`
+	// Release says base and head are releases (base a tag, head not a branch), compared as they
+	// are, not through the merge base: upgrading replaces the one's CRDs with the other's.
+	Release bool `json:"release,omitempty"`
 	// BaseRef and HeadRef are the refs as the user gave them, for people.
 	BaseRef string `json:"-"`
 	HeadRef string `json:"-"`
@@ -50,6 +53,9 @@ func (c *Compared) Line() string {
 	base := abbrev(c.Base)
 	if c.BaseRef != "" && c.BaseRef != c.Base {
 		base = c.BaseRef + " " + base
+	}
+	if c.Release {
+		return "compared " + head + " with the release " + base
 	}
 	if c.MergeBase == c.Base {
 		return "compared " + head + " with " + base + " (the merge base)"

@@ -101,18 +101,46 @@ func TestTextIsPlain(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":              "plain",
-		"@admin":             "@\u200badmin",
-		"<b>x</b>":           "&lt;b&gt;x&lt;/b&gt;",
-		"a|b":                `a\|b`,
-		"[x](javascript:y)":  `\[x\]\(javascript&#58;y\)`,
-		"line\nbreak":        "line break",
-		"*bold* _it_ `code`": "\\*bold\\* \\_it\\_ \\`code\\`",
+// TestEscapers: Escape (text that becomes Markdown) escapes only what could link, mention,
+// make HTML or break a table or code span; Defuse (plain text) escapes nothing and only keeps
+// mentions, autolinks, tags and links from forming.
+func TestEscapers(t *testing.T) {
+	for name, tc := range map[string]struct {
+		fn    func(string) string
+		cases map[string]string
+	}{
+		"Escape": {Escape, map[string]string{
+			"plain: a.b (c) #x":    "plain: a.b (c) #x",
+			"@admin":               "@\u200badmin",
+			"<b>x</b> & y > z":     "&lt;b>x&lt;/b> &amp; y > z",
+			"> quote":              "&gt; quote",
+			"a|b":                  `a\|b`,
+			"[x](javascript:y)":    `\[x\](javascript:y)`,
+			"see https://x.io":     "see https\u200b://x.io",
+			"www.example.com":      "www\u200b.example.com",
+			"fixes #12":            "fixes #\u200b12",
+			"line\nbreak":          "line break",
+			"*bold* _it_ `code`":   "\\*bold\\* \\_it\\_ \\`code\\`",
+			"~~s~~ $x$ \\":         "\\~\\~s\\~\\~ \\$x\\$ \\\\",
+			"# heading":            "\\# heading",
+			"#12 first":            "\\#\u200b12 first",
+			"- item":               "\\- item",
+			"12. item":             "12\\. item",
+			".spec.labels.*":       ".spec.labels.\\*",
+			"x >= 3 && y != \"a\"": "x >= 3 &amp;&amp; y != \"a\"",
+		}},
+		"Defuse": {Defuse, map[string]string{
+			"plain: a.b (c) *x* _y_ `z` | 1. #x": "plain: a.b (c) *x* _y_ `z` | 1. #x",
+			"@admin a@b.io":                      "@\u200badmin a@\u200bb.io",
+			"<b>x</b> < 3 <= 4":                  "<\u200bb>x<\u200b/b> < 3 <= 4",
+			"[x](https://evil.example)":          "[x]\u200b(https\u200b://evil.example)",
+			"WWW.x.io #7 line\nbreak\x1b":        "WWW\u200b.x.io #\u200b7 line break ",
+		}},
 	} {
-		if got := Escape(in); got != want {
-			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		for in, want := range tc.cases {
+			if got := tc.fn(in); got != want {
+				t.Errorf("%s(%q) = %q, want %q", name, in, got, want)
+			}
 		}
 	}
 }

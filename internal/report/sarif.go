@@ -1,8 +1,11 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"net/url"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
@@ -21,9 +24,22 @@ var Version = "dev"
 
 var sarifLevels = map[finding.Severity]string{finding.Error: "error", finding.Warning: "warning", finding.Info: "note"}
 
+// GitHub code scanning's limits (docs.github.com, "SARIF support for code scanning"): rule
+// descriptions of at most 1,024 characters, names of 255; a run with more than 25,000 results is
+// refused and only the first 5,000 by severity are shown, so a log keeps MaxSARIFResults.
+const (
+	maxSARIFDescription = 1024
+	MaxSARIFResults     = 5000
+)
+
+// srcRoot is the uriBaseId of every location: paths are relative to the repository's root.
+const srcRoot = "%SRCROOT%"
+
 // SARIF writes a SARIF 2.1.0 log for GitHub code scanning: one reportingDescriptor per rule and a
-// result per finding at warning or above, located at its file and line, with a partial
-// fingerprint that does not depend on the line.
+// result per finding at warning or above, at its head line (Placed) relative to %SRCROOT%, with
+// a partial fingerprint that does not depend on the line. Messages are plain text (Defuse): code
+// scanning shows message.text as it is. Beyond MaxSARIFResults, errors are kept before
+// warnings and a notification says how many were left out.
 func SARIF(w io.Writer, r Report) error {
 	log, err := sarif.New(sarif.Version210)
 	if err != nil {
@@ -33,44 +49,116 @@ func SARIF(w io.Writer, r Report) error {
 	run.Tool.Driver.Version = &Version
 	for _, rule := range rules.All() {
 		run.AddRule(rule.ID).
-			WithName(rule.ID).
-			WithShortDescription(sarif.NewMultiformatMessageString(rule.Summary)).
-			WithFullDescription(sarif.NewMultiformatMessageString(rule.Doc)).
+			WithName(ruleName(rule.ID)).
+			WithShortDescription(sarif.NewMultiformatMessageString(cutSentences(rule.Summary, maxSARIFDescription))).
+			WithFullDescription(sarif.NewMultiformatMessageString(cutSentences(rule.Doc, maxSARIFDescription))).
 			WithHelpURI(RulesDocURL + "#" + rule.ID).
 			WithTextHelp(rule.Doc).
 			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel(sarifLevels[rule.Severity]))
 	}
+	run.WithOriginalUriBaseIds(map[string]*sarif.ArtifactLocation{
+		srcRoot: sarif.NewArtifactLocation().WithDescriptionText("The root of the repository compared."),
+	})
 	run.Results = []*sarif.Result{}
-	for i := range r.Findings {
-		f := &r.Findings[i]
-		if f.Severity < finding.Warning {
-			continue
+	shown, left := sarifResults(r.Findings)
+	for _, f := range shown {
+		file, line := Placed(f)
+		region := sarif.NewRegion().WithStartLine(line).WithStartColumn(1).WithEndLine(line)
+		if h, ok := f.Shown(); ok && h.EndColumn > 0 {
+			region.WithEndColumn(h.EndColumn)
 		}
-		region := sarif.NewRegion().WithStartLine(max(f.Location.Line, 1))
 		loc := sarif.NewPhysicalLocation().
-			WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(f.Location.File))).
+			WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(file)).WithUriBaseId(srcRoot)).
 			WithRegion(region)
 		result := run.CreateResultForRule(f.Rule).
 			WithLevel(sarifLevels[f.Severity]).
-			WithMessage(sarif.NewTextMessage(f.Message)).
+			WithMessage(sarif.NewTextMessage(Defuse(PlacedMessage(f)))).
 			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
 		result.WithPartialFingerPrints(map[string]interface{}{"crdguard/v1": f.Fingerprint()})
 	}
-	sarifContext(run, r)
+	notices := r.Notices
+	if left > 0 {
+		notices = append(append([]string{}, notices...), fmt.Sprintf("%s at warning or above not in this log: GitHub code scanning shows at most %d results of a run (errors are kept first); the JSON report has them all", Count(left, "more finding"), MaxSARIFResults))
+	}
+	sarifContext(run, r.Compared, notices)
 	log.AddRun(run)
 	return log.PrettyWrite(w)
 }
 
+// sarifResults are the findings at warning or above that a log holds, in report order: all of
+// them, or the MaxSARIFResults most severe (errors before warnings, then report order); left
+// counts the others.
+func sarifResults(fs []finding.Finding) (shown []*finding.Finding, left int) {
+	var all []*finding.Finding
+	for i := range fs {
+		if fs[i].Severity >= finding.Warning {
+			all = append(all, &fs[i])
+		}
+	}
+	if len(all) <= MaxSARIFResults {
+		return all, 0
+	}
+	keep := map[*finding.Finding]bool{}
+	for _, sev := range []finding.Severity{finding.Error, finding.Warning} {
+		for _, f := range all {
+			if f.Severity == sev && len(keep) < MaxSARIFResults {
+				keep[f] = true
+			}
+		}
+	}
+	for _, f := range all {
+		if keep[f] {
+			shown = append(shown, f)
+		}
+	}
+	return shown, len(all) - len(shown)
+}
+
+// ruleName is a rule's SARIF name, distinct from its ID as SARIF validators ask: the ID in
+// Pascal case (field-removed → FieldRemoved).
+func ruleName(id string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(id, "-") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
+
+// cutSentences keeps the whole sentences of s that fit in n characters (code scanning's limit on
+// descriptions), or cuts at a word and marks the cut when not even the first one fits.
+func cutSentences(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	end := 0
+	for i := 0; i < n; i++ {
+		if r[i] == '.' && (i+1 == len(r) || r[i+1] == ' ') {
+			end = i + 1
+		}
+	}
+	if end > 0 {
+		return string(r[:end])
+	}
+	cut := string(r[:n-1])
+	if sp := strings.LastIndexByte(cut, ' '); sp > 0 {
+		cut = cut[:sp]
+	}
+	return cut + "…"
+}
+
 // sarifContext records what was compared (run properties) and the notices (notifications of
 // the run's invocation), so code scanning keeps what the other formats say.
-func sarifContext(run *sarif.Run, r Report) {
-	if r.Compared != nil {
+func sarifContext(run *sarif.Run, compared *Compared, notices []string) {
+	if compared != nil {
 		run.PropertyBag = *sarif.NewPropertyBag()
-		run.Add("compared", r.Compared)
+		run.Add("compared", compared)
 	}
 	inv := sarif.NewInvocation().WithExecutionSuccess(true)
-	for _, n := range r.Notices {
-		inv.AddTToolExecutionNotification(sarif.NewNotification().WithLevel("note").WithTextMessage(n))
+	for _, n := range notices {
+		inv.AddTToolExecutionNotification(sarif.NewNotification().WithLevel("note").WithTextMessage(Defuse(n)))
 	}
 	run.AddInvocations(inv)
 }

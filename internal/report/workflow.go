@@ -11,7 +11,8 @@ import (
 )
 
 // Workflow writes GitHub Actions workflow commands (::error file=…,line=…,title=…::message), one per
-// finding at warning or above, escaped by go-githubactions so CRD text cannot inject commands.
+// finding at warning or above at its head line (Placed), escaped by go-githubactions so CRD text
+// cannot inject commands.
 // It is both --format github and the Action's fallback when its token may not post reviews or
 // check runs (pull requests from forks).
 func Workflow(w io.Writer, r Report) error {
@@ -30,11 +31,12 @@ func Workflow(w io.Writer, r Report) error {
 				title += " " + p
 			}
 		}
+		file, line := Placed(f)
 		cmd := &githubactions.Command{
 			Name:    "warning",
-			Message: keepNewlines(f.Message),
+			Message: keepNewlines(PlacedMessage(f)),
 			Properties: githubactions.CommandProperties{
-				"file": plain(f.Location.File), "line": strconv.Itoa(max(f.Location.Line, 1)), "title": plain(title),
+				"file": plain(file), "line": strconv.Itoa(line), "title": plain(title),
 			},
 		}
 		if f.Severity == finding.Error {

@@ -61,13 +61,15 @@ func checkConversionMissing(e *emitter) {
 // reportConversionMissing reports one served version whose new differences from the storage
 // version are fresh. The severity follows the risk to stored data: error when a write through
 // the served version deletes a field stored objects may already have (it is in the base's
-// storage schema, or the version is new, so no client has been limited to it so far); warning
+// storage schema, or the version is new, so no client has been limited to it so far), or when
+// the storage version moved to one that lacks a field of the old storage version; warning
 // when it only loses fields this change adds, or only validations differ.
 func reportConversionMissing(e *emitter, storage, served string, fresh []servedDiff) {
 	ov := findVersion(e.pair.Old.Object, served)
 	newVersion := ov == nil || !ov.Served
-	baseStorage := schemaOf(findVersion(e.pair.Old.Object, storageVersion(e.pair.Old.Object)))
-	var stored, added []string
+	oldStorage := storageVersion(e.pair.Old.Object)
+	baseStorage := schemaOf(findVersion(e.pair.Old.Object, oldStorage))
+	var stored, added, dropped []string
 	paths := make([]string, len(fresh))
 	for i, d := range fresh {
 		switch d.rule {
@@ -80,6 +82,11 @@ func reportConversionMissing(e *emitter, storage, served string, fresh []servedD
 			}
 		case fieldAdded.ID:
 			paths[i] = d.path + " (only in " + served + ")"
+			// Objects stored through the old storage version may hold it; the new storage version
+			// lacks it, so their next write prunes it, whichever version the write comes through.
+			if oldStorage != storage && hasPath(baseStorage, d.path) {
+				dropped = append(dropped, d.path)
+			}
 		default:
 			paths[i] = d.path + " (" + d.rule + ")"
 		}
@@ -95,6 +102,9 @@ func reportConversionMissing(e *emitter, storage, served string, fresh []servedD
 	case len(stored) > 0:
 		f.Severity = finding.Error
 		f.Message += "; writes through " + served + " delete " + strings.Join(stored, ", ") + ", which stored objects may already have"
+	case len(dropped) > 0:
+		f.Severity = finding.Error
+		f.Message += "; objects stored as " + oldStorage + " may hold " + strings.Join(dropped, ", ") + ", which the new storage version " + storage + " lacks, so their next write deletes it"
 	case len(added) > 0:
 		f.Message += "; writes through " + served + " delete only fields new in this change (" + strings.Join(added, ", ") + "), which no stored object has yet"
 	}

@@ -68,6 +68,25 @@ func Invalid(p crd.Problem, side finding.Side) finding.Finding {
 	}
 }
 
+// Unreadable builds the invalid-crd finding for an input of one side that held a CRD and could
+// not be read, so the change to that CRD cannot be checked: the run fails closed instead of
+// taking the other side's copy for added or removed.
+func Unreadable(p crd.Problem, side finding.Side) finding.Finding {
+	what := "the base version"
+	if side == finding.Head {
+		what = "the new version"
+	}
+	name := "the CRDs in this file"
+	if p.Name != "" {
+		name = "CRD " + p.Name
+	}
+	return finding.Finding{
+		Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: p.Name,
+		Message:  fmt.Sprintf("%s: crdguard cannot read %s of %s, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it", p.Message, what, name),
+		Location: finding.Location{File: p.File, Line: p.Line, Side: side},
+	}
+}
+
 // Duplicate builds the duplicate-crd finding for a second definition of the same name; the
 // finding sits at the second document and its message names the first.
 func Duplicate(first, second *crd.CRD, side finding.Side) finding.Finding {
@@ -132,7 +151,12 @@ func compareCRD(e *emitter) {
 		}
 	}
 	if o.Spec.PreserveUnknownFields && !w.Spec.PreserveUnknownFields {
-		e.crd(preserveUnknownRemoved, finding.Base, crd.Path{"spec", "preserveUnknownFields"}, true, false, "spec.preserveUnknownFields was turned off, so unknown fields of every version will be pruned")
+		at := crd.Path{"spec", "preserveUnknownFields"}
+		what := "spec.preserveUnknownFields was turned off"
+		if !e.pair.Old.Has(at) {
+			what = "spec.preserveUnknownFields is no longer true (the v1beta1 CRD leaves it unset, which the API server defaults to true)"
+		}
+		e.crd(preserveUnknownRemoved, finding.Base, at, true, false, "%s, so unknown fields of every version will be pruned", what)
 	}
 }
 

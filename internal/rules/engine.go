@@ -58,6 +58,7 @@ type emitter struct {
 	out    []finding.Finding
 	judges map[string]*celproof.Judge
 	opts   Options
+	regex  *patternMemo
 }
 
 // doc returns the document on one side.

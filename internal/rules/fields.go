@@ -121,9 +121,19 @@ func checkType(n *node) {
 	if !n.changed(kwType) || n.judged&(1<<kwType) != 0 || typeLoosened(n) {
 		return
 	}
+	// Between unset and object, the node's properties mean the same on both sides (the usual
+	// v1beta1 → v1 migration adds type: object everywhere), so the walk goes on beneath it: a
+	// field removed or newly required there is a break of its own. At the root it is no change
+	// at all: every custom resource is an object.
+	objectOrUnset := n.old.Type+n.new.Type == "object"
+	if objectOrUnset && n.path == "." {
+		n.judge(kwType)
+		return
+	}
+	n.judge(kwType)
 	n.emit(typeChanged, sideOf(n.new.Type != ""), n.keyAt(sideOf(n.new.Type != ""), kwType), orNil(n.old.Type), orNil(n.new.Type),
 		"type of %s changed from %s to %s", n.path, quoteOr(n.old.Type, "any"), quoteOr(n.new.Type, "any"))
-	n.stop = true // one finding: the children of a changed type are moot
+	n.stop = !objectOrUnset // otherwise one finding: the children of a changed type are moot
 }
 
 func checkFields(n *node) {
@@ -170,6 +180,11 @@ func checkAdditionalProperties(n *node) {
 	oldOpen := o != nil && (o.Schema != nil || o.Allows)
 	newOpen := w != nil && (w.Schema != nil || w.Allows)
 	switch {
+	case oldOpen && !newOpen && isTrue(n.new.XPreserveUnknownFields) && len(n.new.Properties) == 0:
+		// Every key is still kept and no value is checked any more: a loosening, which
+		// preserve-unknown-fields-added reports. With properties, a key the old map accepted
+		// may now meet a property schema that refuses its value.
+		n.judge(kwAdditionalProperties)
 	case oldOpen && !newOpen:
 		n.judge(kwAdditionalProperties)
 		n.emit(additionalPropertiesRemoved, finding.Base, n.keyAt(finding.Base, kwAdditionalProperties), true, false, "%s no longer accepts arbitrary keys", n.path)

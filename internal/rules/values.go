@@ -71,28 +71,11 @@ var (
 		Summary: "A format was removed.",
 		Doc:     "Accepting any value is safe for writers.",
 	}
-	patternAdded = &Rule{
-		ID: "pattern-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-removed",
-		Summary: "A regular-expression pattern was added.",
-		Advice:  "values that do not match are rejected; make sure every value in use matches",
-		Doc:     "A pattern makes the server reject strings that do not match it. Stored objects with such values fail their next update (unless ratcheting applies) and clients sending them are refused.",
-	}
-	patternChanged = &Rule{
-		ID: "pattern-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,
-		Summary: "A pattern changed.",
-		Advice:  "values that matched the old pattern may be rejected; make the new pattern accept everything the old one did",
-		Doc:     "crdguard cannot prove that a new regular expression accepts everything the old one did, so any change is treated as a tightening. If the new pattern is strictly looser, acknowledge the finding.",
-	}
-	patternRemoved = &Rule{
-		ID: "pattern-removed", Severity: finding.Info, Level: PropertyLevel,
-		Summary: "A pattern was removed.",
-		Doc:     "Accepting any string is safe for writers.",
-	}
 )
 
 var valueRules = []*Rule{
 	defaultAdded, defaultChanged, defaultRemoved, enumAdded, enumRemoved, enumValueRemoved, enumValueAdded,
-	formatAdded, formatChanged, formatRemoved, patternAdded, patternChanged, patternRemoved,
+	formatAdded, formatChanged, formatRemoved, patternAdded, patternChanged, patternLoosened, patternRemoved,
 }
 
 func checkDefault(n *node) {
@@ -161,10 +144,6 @@ func checkFormat(n *node) {
 		return
 	}
 	stringChange(n, kwFormat, n.old.Format, n.new.Format, formatAdded, formatChanged, formatRemoved)
-}
-
-func checkPattern(n *node) {
-	stringChange(n, kwPattern, n.old.Pattern, n.new.Pattern, patternAdded, patternChanged, patternRemoved)
 }
 
 // stringChange classifies a string keyword that restricts values when set.

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
@@ -102,6 +103,31 @@ func (r *Repo) Commit(ref string) (*object.Commit, error) {
 	r.want(h)
 	r.complete[h] = true
 	return c, nil
+}
+
+// IsRelease reports whether a ref names a release: a tag, and no branch (local or origin's) of
+// the same name.
+func (r *Repo) IsRelease(ref string) bool {
+	name := strings.TrimPrefix(ref, "refs/tags/")
+	if _, err := r.repo.Reference(plumbing.NewTagReferenceName(name), false); err != nil {
+		return false
+	}
+	return name != ref || !r.IsBranch(ref)
+}
+
+// IsBranch reports whether a ref names a branch (local or origin's), or is HEAD checked out on
+// a branch.
+func (r *Repo) IsBranch(ref string) bool {
+	if ref == "HEAD" {
+		h, err := r.repo.Reference(plumbing.HEAD, false)
+		return err == nil && h.Type() == plumbing.SymbolicReference && h.Target().IsBranch()
+	}
+	for _, branch := range []plumbing.ReferenceName{plumbing.NewBranchReferenceName(ref), plumbing.NewRemoteReferenceName("origin", ref), plumbing.ReferenceName(ref)} {
+		if _, err := r.repo.Reference(branch, false); err == nil && (branch.IsBranch() || branch.IsRemote()) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Repo) resolve(ref string) (*object.Commit, error) {
@@ -310,87 +336,6 @@ func (r *Repo) isShallow() bool {
 
 func short(c *object.Commit) string { return c.Hash.String()[:12] }
 
-// FileDiff is one changed file: its path on each side ("" where it does not exist), the hunks
-// a unified diff of it shows, and within them the runs of removed and added lines (Changes,
-// without context).
-type FileDiff struct {
-	From, To string
-	Hunks    []Hunk
-	Changes  []Hunk
-}
-
-// Diff is the unified diff between two commits, file by file.
-type Diff struct {
-	Files  []FileDiff
-	byTo   map[string]int
-	byFrom map[string]int
-}
-
-// Add records one changed file.
-func (d *Diff) Add(f FileDiff) {
-	if d.byTo == nil {
-		d.byTo, d.byFrom = map[string]int{}, map[string]int{}
-	}
-	d.Files = append(d.Files, f)
-	if f.To != "" {
-		d.byTo[f.To] = len(d.Files) - 1
-	}
-	if f.From != "" {
-		d.byFrom[f.From] = len(d.Files) - 1
-	}
-}
-
-// File returns the diff of the file with this path on the given side (head: its new path, base:
-// its old path).
-func (d *Diff) File(path string, head bool) (FileDiff, bool) {
-	m := d.byFrom
-	if head {
-		m = d.byTo
-	}
-	i, ok := m[path]
-	if !ok {
-		return FileDiff{}, false
-	}
-	return d.Files[i], true
-}
-
-// Contains reports whether a line of a file on one side is shown by the diff: an added, removed
-// or context line. Review comments can only be placed on such lines.
-func (d *Diff) Contains(path string, line int, head bool) bool {
-	f, ok := d.File(path, head)
-	if !ok {
-		return false
-	}
-	for _, h := range f.Hunks {
-		start, n := h.OldStart, h.OldLines
-		if head {
-			start, n = h.NewStart, h.NewLines
-		}
-		if line >= start && line < start+n {
-			return true
-		}
-	}
-	return false
-}
-
-// Removed reports whether a line of a file in the base commit is removed by the diff, rather
-// than kept (as context or outside the hunks).
-func (d *Diff) Removed(basePath string, line int) bool {
-	f, ok := d.File(basePath, false)
-	if !ok {
-		return false
-	}
-	if f.To == "" {
-		return true
-	}
-	for _, c := range f.Changes {
-		if line >= c.OldStart && line < c.OldStart+c.OldLines {
-			return true
-		}
-	}
-	return false
-}
-
 // Comparison is what two commits hold: the CRDs of each side that can matter, and the diff.
 type Comparison struct {
 	Old, New *Tree
@@ -403,12 +348,16 @@ type Comparison struct {
 // manifests the filter allows are ever read: the cost follows the changed manifests, not the
 // changed files.
 func (r *Repo) Compare(oldC, newC *object.Commit, f Filter) (*Comparison, error) {
-	return r.CompareWorking(oldC, newC, f, nil)
+	return r.CompareWorking(oldC, newC, f, nil, nil)
 }
 
 // CompareWorking is Compare with newC's manifests overlaid by working (path → content, nil for
-// deleted), the uncommitted changes of WorkingChanges.
-func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[string][]byte) (*Comparison, error) {
+// deleted), the uncommitted changes of WorkingChanges. The changed manifests samples allows
+// (nil: none) are in the diff too, paired as moved with the others as GitHub pairs them, so
+// that findings on samples land on the lines the pull request shows; they are never read for
+// CRDs.
+func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[string][]byte, samples *Filter) (*Comparison, error) {
+	diffed := func(name string) bool { return f.Allows(name) || samples != nil && samples.Allows(name) }
 	oldTree, err := oldC.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("reading tree of %s: %w", short(oldC), err)
@@ -428,13 +377,13 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		from, to := ch.From.Name, ch.To.Name
 		changed[from], changed[to] = true, true
 		var c changedFile
-		if from != "" && f.Allows(from) {
+		if from != "" && diffed(from) {
 			if c.old, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
 				return nil, err
 			}
 			c.from = from
 		}
-		if to != "" && f.Allows(to) {
+		if to != "" && diffed(to) {
 			if c.new, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
 				return nil, err
 			}
@@ -459,7 +408,7 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		}
 	}
 	delete(changed, "")
-	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{}}
+	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{read: r.reader(newTree, working)}}
 	files, complete := pairRenames(deleted, added)
 	if !complete {
 		cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%d deleted and %d added manifests: more than git's rename limit (%d), so only identical files were paired as moved, as git and GitHub do", len(deleted), len(added), RenameLimit))
@@ -467,18 +416,16 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	files = append(files, modified...)
 	sort.SliceStable(files, func(i, j int) bool { return files[i].key() < files[j].key() })
 	var adds []File
+	cmp.New.Changed = map[string]bool{}
 	for _, c := range files {
-		if c.from != "" {
+		if c.from != "" && f.Allows(c.from) {
 			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old})
 		}
-		if c.to != "" {
+		if c.to != "" && f.Allows(c.to) {
 			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new})
+			cmp.New.Changed[c.to] = true
 		}
-		fd := FileDiff{From: c.from, To: c.to}
-		if crd.MentionsCRD(c.old) || crd.MentionsCRD(c.new) {
-			fd = NewFileDiff(c.from, c.to, c.old, c.new) // only files that can carry findings need hunks
-		}
-		cmp.Diff.Add(fd)
+		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
 	}
 	AddFiles(adds)
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
@@ -616,7 +563,10 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 		}
 		data, err := r.readBlob(name, entry)
 		if err != nil {
-			return err
+			// The file is the same on both sides, so nothing in it changed; say that it was not
+			// read (a partial clone lacks unchanged blobs) and go on.
+			cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%v; it is unchanged, so it was left out (a copy of a changed CRD in it is not compared)", err))
+			return nil
 		}
 		if !crd.MentionsCRD(data) || !containsAny(data, needles) {
 			return nil
@@ -687,45 +637,16 @@ func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
 	return readCapped(path, rd)
 }
 
-// HeadPosition maps a line of a file in the base commit to the nearest line of the same file in
-// head, for annotations, which can only point at head: exact outside hunks and in their context
-// lines, where the line was for removed lines. It returns the head path and line, or
-// false when the file is gone from head.
-func (d *Diff) HeadPosition(basePath string, line int) (string, int, bool) {
-	f, ok := d.File(basePath, false)
-	if !ok {
-		return basePath, line, true // unchanged file: same path, same line
-	}
-	if f.To == "" {
-		return "", 0, false
-	}
-	offset := 0
-	for _, h := range f.Hunks {
-		switch {
-		case line < h.OldStart:
-			return f.To, max(line+offset, 1), true
-		case line < h.OldStart+h.OldLines:
-			if oldEnd := h.OldStart + h.OldLines - 1; oldEnd-line < Context && h.NewLines > 0 {
-				// Trailing context lines are the same lines on both sides: count from the end.
-				return f.To, max(h.NewStart+h.NewLines-1-(oldEnd-line), 1), true
-			}
-			return f.To, max(h.NewStart+min(line-h.OldStart, max(h.NewLines-1, 0)), 1), true
-		}
-		offset += h.NewLines - h.OldLines
-	}
-	return f.To, max(line+offset, 1), true
-}
-
 // Objects reads the Kubernetes objects of a commit that may be custom resources of the given API
 // groups: from the files matching globs when there are any, else from every YAML or JSON file
 // that mentions one of the groups. Excluded paths are never read.
-func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, error) {
+func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, []string, error) {
 	if len(groups) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	tree, err := c.Tree()
 	if err != nil {
-		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
+		return nil, nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
 	}
 	// A custom resource names its group in apiVersion; a mere mention (CRD descriptions are full
 	// of them) is not enough to parse a file. Every form contains "group/", so one scan for that
@@ -751,14 +672,19 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		return false
 	}
 	filter := Filter{Paths: globs, Exclude: exclude}
-	var out []*crd.Object
+	var (
+		out     []*crd.Object
+		notices []string
+	)
 	err = eachFile(tree, func(name string, entry object.TreeEntry) error {
 		if !filter.Allows(name) {
 			return nil
 		}
 		data, err := r.readBlob(name, entry)
 		if err != nil {
-			return err
+			// A sample is evidence, not the subject: one that cannot be read is a notice.
+			notices = append(notices, fmt.Sprintf("samples: %v; not validated", err))
+			return nil
 		}
 		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) || hasTemplate(data) {
 			return nil
@@ -766,5 +692,5 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		out = append(out, crd.ParseObjects(name, data)...)
 		return nil
 	})
-	return out, err
+	return out, notices, err
 }

@@ -27,8 +27,8 @@ func Hunks(old, new []byte) []Hunk {
 // NewFileDiff diffs the two contents of a changed file (nil where a side does not exist): its
 // hunks, and without context the runs of removed and added lines.
 func NewFileDiff(from, to string, old, new []byte) FileDiff {
-	_, _, ca, cb := diffLines(old, new)
-	return FileDiff{From: from, To: to, Hunks: hunksOf(ca, cb, Context), Changes: hunksOf(ca, cb, 0)}
+	a, b, ca, cb := diffLines(old, new)
+	return FileDiff{From: from, To: to, Hunks: hunksOf(ca, cb, Context), Changes: hunksOf(ca, cb, 0), oldLines: a, newLines: b}
 }
 
 // diffLines splits both contents into lines and marks the removed and added ones as git would.

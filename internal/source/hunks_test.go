@@ -161,26 +161,42 @@ func TestHunksMatchGit(t *testing.T) {
 func TestHeadPosition(t *testing.T) {
 	old := []byte("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\n")
 	new := []byte("a\nb\nc\nd\ne\ng\nh\ni\nj\nk\nX\nY\nl\nm\nn\n") // f removed, X Y added
+	// A property inserted above a removal in the same hunk, a removal replaced by another
+	// property, and a removal at the end of the file.
+	oldCRD := []byte("spec:\n  properties:\n    a:\n      type: string\n    b:\n      type: integer\n    c:\n      type: boolean\n    d:\n      type: object\n")
+	newCRD := []byte("spec:\n  properties:\n    new:\n      type: number\n    a:\n      type: string\n    c:\n      type: boolean\n    e:\n      type: array\n")
 	d := &Diff{}
-	d.Add(FileDiff{From: "old.yaml", To: "new.yaml", Hunks: Hunks(old, new)})
+	d.Add(NewFileDiff("old.yaml", "new.yaml", old, new))
+	d.Add(LazyFileDiff("crd.yaml", "crd.yaml", oldCRD, newCRD))
 	d.Add(FileDiff{From: "gone.yaml"})
 	for _, tc := range []struct {
-		path       string
-		line       int
-		wantPath   string
-		wantLine   int
-		wantExists bool
+		path        string
+		line        int
+		wantPath    string
+		wantLine    int
+		wantRemoved bool
+		wantExists  bool
 	}{
-		{"old.yaml", 1, "new.yaml", 1, true},
-		{"old.yaml", 6, "new.yaml", 6, true},     // the removed line f: where it was
-		{"old.yaml", 13, "new.yaml", 14, true},   // l moved down by one (−1 +2)
-		{"old.yaml", 14, "new.yaml", 15, true},   // after the last hunk
-		{"other.yaml", 9, "other.yaml", 9, true}, // not in the diff: unchanged
-		{"gone.yaml", 3, "", 0, false},
+		{"old.yaml", 1, "new.yaml", 1, false, true},
+		{"old.yaml", 6, "new.yaml", 6, true, true},      // the removed line f: where it was, the kept g after it
+		{"old.yaml", 13, "new.yaml", 14, false, true},   // l moved down by one (−1 +2)
+		{"old.yaml", 14, "new.yaml", 15, false, true},   // after the last hunk
+		{"other.yaml", 9, "other.yaml", 9, false, true}, // not in the diff: unchanged
+		{"gone.yaml", 3, "", 0, true, false},
+		{"crd.yaml", 3, "crd.yaml", 5, false, true}, // a: below the inserted property
+		{"crd.yaml", 5, "crd.yaml", 7, true, true},  // b removed: at c, never at new or a
+		{"crd.yaml", 7, "crd.yaml", 7, false, true}, // c kept
+		{"crd.yaml", 9, "crd.yaml", 8, true, true},  // d replaced by e at the end: the kept line before, never e
 	} {
-		p, l, ok := d.HeadPosition(tc.path, tc.line)
-		if p != tc.wantPath || l != tc.wantLine || ok != tc.wantExists {
-			t.Errorf("HeadPosition(%s, %d) = %s, %d, %v; want %s, %d, %v", tc.path, tc.line, p, l, ok, tc.wantPath, tc.wantLine, tc.wantExists)
+		p, l, removed, ok := d.HeadPosition(tc.path, tc.line)
+		if p != tc.wantPath || l != tc.wantLine || removed != tc.wantRemoved || ok != tc.wantExists {
+			t.Errorf("HeadPosition(%s, %d) = %s, %d, %v, %v; want %s, %d, %v, %v", tc.path, tc.line, p, l, removed, ok, tc.wantPath, tc.wantLine, tc.wantRemoved, tc.wantExists)
 		}
+	}
+	if got := UnifiedDiff(oldCRD, newCRD); got != "@@ -1,10 +1,10 @@\n spec:\n   properties:\n+    new:\n+      type: number\n     a:\n       type: string\n-    b:\n-      type: integer\n     c:\n       type: boolean\n-    d:\n-      type: object\n+    e:\n+      type: array\n" {
+		t.Errorf("the hunk is not the shape this test is about:\n%s", got)
+	}
+	if got := d.endColumn("crd.yaml", 3); got != len("    new:")+1 {
+		t.Errorf("endColumn = %d", got)
 	}
 }

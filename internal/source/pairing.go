@@ -1,7 +1,9 @@
 package source
 
 import (
+	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,17 +57,45 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 			usedOld[i] = true
 			pairs = append(pairs, crd.Pair{Old: o[i], New: c})
 		}
+		// A copy at a new path takes the place of an old copy that left its path, but a test
+		// fixture never stands in for a shipped definition, nor the reverse; a copy with no old
+		// one left to replace is new there (a second bundle, a historical release file), not a
+		// change to the definition it copies.
 		for _, c := range unpaired {
-			i := indexOf(o, usedOld, func(*crd.CRD) bool { return true })
+			test := InTestFolder(new.rel(c.File))
+			i := indexOf(o, usedOld, func(b *crd.CRD) bool { return InTestFolder(old.rel(b.File)) == test })
 			if i < 0 {
-				pairs = append(pairs, crd.Pair{Old: o[0], New: c})
+				// A second definition in the same file (a duplicate-crd) may be the one applied
+				// last: it is compared with the file's old definition.
+				same := slices.IndexFunc(o, func(b *crd.CRD) bool { return SameInput(old, b.File, new, c.File) })
+				if same >= 0 {
+					pairs = append(pairs, crd.Pair{Old: o[same], New: c})
+				} else {
+					pairs = append(pairs, crd.Pair{New: c})
+				}
 				continue
 			}
 			usedOld[i] = true
 			pairs = append(pairs, crd.Pair{Old: o[i], New: c})
 		}
+		// When only test fixtures are left of a shipped CRD, the CRD was removed.
+		if !slices.ContainsFunc(w, func(c *crd.CRD) bool { return !InTestFolder(new.rel(c.File)) }) {
+			if i := indexOf(o, usedOld, func(b *crd.CRD) bool { return !InTestFolder(old.rel(b.File)) }); i >= 0 {
+				pairs = append(pairs, crd.Pair{Old: o[i]})
+			}
+		}
 	}
 	return pairs, duplicates(new)
+}
+
+// testFolders are the folder names that hold test fixtures and suites (Go's testdata, e2e
+// suites, kuttl and chainsaw tests) rather than what a project ships.
+var testFolders = map[string]bool{"test": true, "tests": true, "testdata": true, "e2e": true, "kuttl": true, "chainsaw": true}
+
+// InTestFolder reports whether a path lies in a folder of test fixtures.
+func InTestFolder(rel string) bool {
+	dirs := strings.Split(path.Dir(rel), "/")
+	return slices.ContainsFunc(dirs, func(d string) bool { return testFolders[d] })
 }
 
 // byName groups a tree's definitions by name, each group in path order.
@@ -90,6 +120,18 @@ func indexOf(cs []*crd.CRD, used []bool, ok func(*crd.CRD) bool) int {
 }
 
 // rel is a file's path under the tree's root.
+// Rel returns a file's path below the tree's root, the path copies of a CRD are paired by.
+func (t *Tree) Rel(file string) string { return t.rel(file) }
+
+// SameInput reports whether a file of one side is the counterpart of a file of the other: the
+// same path in the tree, or the one file each side is when two files are compared.
+func SameInput(t *Tree, file string, other *Tree, otherFile string) bool {
+	if t.rel(file) == other.rel(otherFile) {
+		return true
+	}
+	return t.Input != "" && t.Input == file && other.Input == otherFile
+}
+
 func (t *Tree) rel(file string) string {
 	if t.Root == "" {
 		return file

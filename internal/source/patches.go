@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -60,14 +61,20 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 	k.FixKustomization() // bases and other deprecated spellings, as kustomize reads them
 	files := map[string][]byte{}
 	var resources []string
+	present := map[string]bool{} // the CRDs the rendered resources define
+	unread := false              // a resource left out may define what a patch targets
 	for _, r := range k.Resources {
 		name := path.Join(dir, r)
 		if len(index[name]) == 0 {
+			unread = true
 			continue // not a file with a definition this tree compares
 		}
 		if body, ok := read(name); ok {
 			files[name] = body
 			resources = append(resources, r)
+			for _, i := range index[name] {
+				present[t.CRDs[i].Name] = true
+			}
 		}
 	}
 	if len(resources) == 0 {
@@ -102,9 +109,17 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 			if !ok {
 				continue
 			}
-			body, files[name] = b, b
+			body, files[name] = plainPatch(b), plainPatch(b)
+		} else {
+			p.Patch = string(plainPatch(body))
 		}
 		if (p.Target != nil && p.Target.Kind == crd.Kind) || (p.Target == nil || p.Target.Kind == "") && crd.MentionsCRD(body) {
+			// Git mode reads only the definitions a change concerns: a patch of another CRD
+			// (in a resource left out) has nothing to patch here, and kustomize would refuse
+			// the whole kustomization. A target no resource defines stays kustomize's error.
+			if target := patchTarget(p, body); unread && target != "" && !present[target] {
+				continue
+			}
 			patches = append(patches, p)
 		}
 	}
@@ -163,3 +178,43 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 
 // fsPath is a tree name as a path of the in-memory file system kustomize reads.
 func fsPath(name string) string { return path.Clean("/" + name) }
+
+// caBundlePlaceholder is the placeholder a templated caBundle gets: the field holds base64, and
+// any other text would make the patched CRD fail to decode.
+const caBundlePlaceholder = "Y3JkZ3VhcmQtdGVtcGxhdGVk" // base64 of "crdguard-templated"
+
+// plainPatch turns a patch with install-time placeholders (caBundle: {{caBundle}}, ${CA}) into
+// plain YAML, as templates are read: the values are unknown, but the rest of the patch (a
+// conversion strategy above all) is what the project installs.
+func plainPatch(body []byte) []byte {
+	if !hasTemplate(body) {
+		return body
+	}
+	clean, _ := detemplate(body)
+	lines := strings.Split(string(clean), "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "caBundle: "+placeholder {
+			lines[i] = strings.Replace(l, placeholder, caBundlePlaceholder, 1)
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// plainName is a CRD name that is no wider a regular expression than itself.
+var plainName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+
+// patchTarget is the name of the CRD a patch applies to, when it names one: its target's name,
+// or the metadata.name of a strategic merge patch.
+func patchTarget(p types.Patch, body []byte) string {
+	if p.Target != nil {
+		if !plainName.MatchString(p.Target.Name) {
+			return "" // a regular expression may match any CRD
+		}
+		return p.Target.Name
+	}
+	docs, _ := crd.Parse("patch", body)
+	if len(docs) == 1 {
+		return docs[0].Name
+	}
+	return ""
+}

@@ -27,7 +27,7 @@ var (
 // templated scalar values become a placeholder. It also returns the line of the first template
 // inside a schema (0 when there is none): such a file cannot be checked.
 func detemplate(data []byte) ([]byte, int) {
-	lines := strings.Split(string(data), "\n")
+	lines := strings.Split(blankMultiLineActions(string(data)), "\n")
 	schemaIndent, inSchema := -1, 0
 	for i, line := range lines {
 		trimmed := strings.TrimSpace(line)
@@ -56,6 +56,33 @@ func detemplate(data []byte) ([]byte, int) {
 		}
 	}
 	return []byte(strings.Join(lines, "\n")), inSchema
+}
+
+// blankMultiLineActions empties every template action that spans lines, such as the licence
+// header {{- /* … */ -}} Helm charts open their templates with, keeping its line breaks so every
+// line keeps its number.
+func blankMultiLineActions(text string) string {
+	var b strings.Builder
+	for {
+		start := strings.Index(text, "{{")
+		if start < 0 {
+			break
+		}
+		end := strings.Index(text[start:], "}}")
+		if end < 0 {
+			break
+		}
+		end += start + 2
+		b.WriteString(text[:start])
+		if act := text[start:end]; strings.Contains(act, "\n") {
+			b.WriteString(strings.Repeat("\n", strings.Count(act, "\n")))
+		} else {
+			b.WriteString(act)
+		}
+		text = text[end:]
+	}
+	b.WriteString(text)
+	return b.String()
 }
 
 // nextIndent is the indentation of the next line of YAML content (-1 at the end).
@@ -140,13 +167,14 @@ func (p *Tree) readTemplate(name string, data []byte) {
 	if line > 0 {
 		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, the schema is templated (Helm or envsubst), so it cannot be checked", name, line))
 		for _, c := range docs {
-			p.SkippedNames = append(p.SkippedNames, c.Name)
+			p.Unread = append(p.Unread, crd.Problem{File: name, Line: line, Name: c.Name, Message: "the schema is templated (Helm or envsubst)"})
 		}
 		return
 	}
 	for _, pr := range problems {
 		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, a template that does not read as YAML with its actions set aside: %s", pr.File, pr.Line, pr.Message))
-		p.SkippedNames = append(p.SkippedNames, pr.Name)
+		pr.Message = "a template that does not read as YAML with its actions set aside: " + pr.Message
+		p.Unread = append(p.Unread, pr)
 	}
 	for _, c := range docs {
 		switch {

@@ -33,10 +33,17 @@ type Tree struct {
 	// Skipped are templates that could not be checked (file:line: why); the caller names the
 	// side.
 	Skipped []string
-	// SkippedNames are the CRD names that skipped templates define, where known: not removed.
-	SkippedNames []string
+	// Unread are the CRDs of skipped templates (name where known, file, line, why): they are
+	// neither removed nor added, and the other side's copy cannot be compared with them.
+	Unread []crd.Problem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
+	// Input is the file the tree was read from when a comparison names one file (diff a.yaml
+	// b.yaml): that file is the counterpart of the other side's, whatever their names.
+	Input string
+	// Changed are the files a git comparison changed on this side; nil when every file counts
+	// as changed (folders and files compared as they are).
+	Changed map[string]bool
 	// KeepObjects makes AddFile keep the non-CRD objects it reads.
 	KeepObjects bool
 	// Root is the folder the tree was read from ("" for a commit): copies of a CRD are paired
@@ -65,7 +72,8 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.AddFile(filepath.ToSlash(path), data, true)
+		t.Input = filepath.ToSlash(path)
+		t.AddFile(t.Input, data, true)
 		return t, nil
 	}
 	var files []string
@@ -167,7 +175,7 @@ func (t *Tree) merge(p *Tree) {
 	t.Problems = append(t.Problems, p.Problems...)
 	t.Notices = append(t.Notices, p.Notices...)
 	t.Skipped = append(t.Skipped, p.Skipped...)
-	t.SkippedNames = append(t.SkippedNames, p.SkippedNames...)
+	t.Unread = append(t.Unread, p.Unread...)
 	t.Objects = append(t.Objects, p.Objects...)
 }
 

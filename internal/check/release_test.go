@@ -1,0 +1,47 @@
+package check
+
+import "testing"
+
+// Releases on release branches: v1.0.1 got a field backported on release-1.0 that v1.1.0 (cut
+// from main) lacks. Upgrading v1.0.1 → v1.1.0 loses it, so comparing the two releases reports
+// the removal, which their merge base (before the backport) would miss; a branch given as base
+// is still compared through the merge base, as a pull request shows it.
+func TestGitReleasesAreComparedAsTheyAre(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
+	fork := tr.Commit("v1.0.0")
+	tr.Tag("v1.0.0", fork)
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml")) // .spec.name backported
+	backport := tr.Commit("backport .spec.name")
+	tr.Branch("release-1.0", backport)
+	tr.Tag("v1.0.1", backport)
+	tr.Checkout(fork)
+	tr.Write("config/crd/widgets.yaml", append(caseFile(t, "field-removed/leaf/new.yaml"), "# v1.1.0\n"...))
+	release := tr.Commit("v1.1.0")
+	tr.Tag("v1.1.0", release)
+	tr.Branch("main", release)
+	for _, tc := range []struct {
+		base, head, want string
+		release          bool
+	}{
+		{"v1.0.1", "v1.1.0", "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n", true},
+		{"refs/tags/v1.0.1", release.String(), "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n", true},
+		// Twins: a branch on either side is compared through the merge base (v1.0.0), as a pull
+		// request would be.
+		{"release-1.0", "v1.1.0", "", false},
+		{"v1.0.1", "main", "", false},
+	} {
+		t.Run(tc.base+"..."+tc.head, func(t *testing.T) {
+			res := tr.check(GitOptions{Base: tc.base, Head: tc.head})
+			assertFindings(t, res, tc.want)
+			wantBase := backport.String()
+			wantMergeBase := fork.String()
+			if tc.release {
+				wantMergeBase = wantBase
+			}
+			if res.Release != tc.release || res.Base != wantBase || res.MergeBase != wantMergeBase {
+				t.Errorf("release %t base %s merge base %s, want %t %s %s", res.Release, res.Base, res.MergeBase, tc.release, wantBase, wantMergeBase)
+			}
+		})
+	}
+}

@@ -1,0 +1,92 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// A sample the base schema already refused is the change's problem only where the change
+// touches it: an untouched file gets one notice, an edited one keeps its warning.
+func TestGitSamplesAlreadyInvalid(t *testing.T) {
+	const sample = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: huge\n  namespace: default\nspec:\n  size: %d\n"
+	for _, tc := range []struct {
+		name    string
+		edit    bool
+		want    string
+		notices []string
+	}{
+		{"untouched", false, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n",
+			[]string{"1 sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema"}},
+		{"edited in the change", true, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n" +
+			"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/old.yaml"))
+			tr.Write("config/samples/widget.yaml", []byte(fmt.Sprintf(sample, 50)))
+			tr.Branch("main", tr.Commit("base"))
+			tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+			if tc.edit {
+				tr.Write("config/samples/widget.yaml", []byte(fmt.Sprintf(sample, 60)))
+			}
+			tr.Commit("lower the maximum")
+			res := tr.check(GitOptions{Base: "main"})
+			assertFindings(t, res, tc.want)
+			if !slices.Equal(res.Notices, tc.notices) {
+				t.Errorf("notices %q, want %q", res.Notices, tc.notices)
+			}
+		})
+	}
+}
+
+// A sample whose blob is missing (a partial clone, actions/checkout with filter: blob:none) is a
+// notice; the CRDs are still compared.
+func TestGitSampleUnreadable(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/old.yaml"))
+	sample := []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: lost\n  namespace: default\nspec:\n  size: 7\n")
+	tr.Write("config/samples/widget.yaml", sample)
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+	tr.Commit("lower the maximum")
+	blob := plumbing.ComputeHash(plumbing.BlobObject, sample).String()
+	if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
+	want := []string{
+		"reading config/samples/widget.yaml: object not found; it is unchanged, so it was left out (a copy of a changed CRD in it is not compared)",
+		"samples: reading config/samples/widget.yaml: object not found; not validated",
+	}
+	if !slices.Equal(res.Notices, want) {
+		t.Errorf("notices %q, want %q", res.Notices, want)
+	}
+}
+
+// Samples are validated against the definition the repository ships, not a draft of the same
+// CRD in a docs folder; objects of test suites are not samples.
+func TestGitSamplesShippedDefinitionOnly(t *testing.T) {
+	tr := newTestRepo(t)
+	old := caseFile(t, "sample-invalid/maximum-lowered/old.yaml")
+	tr.Write("config/crd/widgets.yaml", old)
+	tr.Write("docs/design/widgets.yaml", []byte(strings.Replace(string(old), "maximum: 10", "maximum: 100", 1)))
+	sample := []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: seven\n  namespace: default\nspec:\n  size: 7\n")
+	tr.Write("config/samples/widget.yaml", sample)
+	tr.Write("test/e2e/widget.yaml", sample)
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+	tr.Commit("lower the maximum")
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n")
+	if want := []string{"1 object(s) in test folders were not validated as samples"}; !slices.Equal(res.Notices, want) {
+		t.Errorf("notices %q, want %q", res.Notices, want)
+	}
+}
