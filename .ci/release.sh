@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cut a release (README "Cutting a release"): tag vX.Y.Z on a commit that is HEAD with action.yml
+# Cut a release (docs/development.md "Cutting a release"): tag vX.Y.Z on a commit that is HEAD with action.yml
 # running the prebuilt image docker://ghcr.io/OWNER/crdguard:vX.Y.Z instead of building the
 # Dockerfile. The commit is reachable only through the tag, so the branch keeps `image:
 # Dockerfile` for `uses: ./`, and the tag never has to move (Go's checksum database remembers

@@ -22,6 +22,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/github"
 	"github.com/crdguard/crdguard/internal/policy"
@@ -63,6 +64,7 @@ type inputs struct {
 	failOn                            policy.FailOn
 	base, head                        string // override the event's commits
 	sarif                             string // also write a SARIF log here
+	changelog                         string // also write the changelog (Markdown release notes) here
 	paths, baselines                  []string
 	checkRun                          bool
 	cluster                           clusterInputs
@@ -76,7 +78,7 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		comment:   orDefault(gha.GetInput("comment"), "review"),
 		checkName: orDefault(gha.GetInput("check-name"), DefaultCheckName),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
-		base: gha.GetInput("base"), head: gha.GetInput("head"), sarif: gha.GetInput("sarif"),
+		base: gha.GetInput("base"), head: gha.GetInput("head"), sarif: gha.GetInput("sarif"), changelog: gha.GetInput("changelog"),
 		checkRun: true,
 	}
 	switch v := orDefault(gha.GetInput("check-run"), "true"); v {
@@ -342,13 +344,15 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	}
 	out := cfg.Apply(res.Findings)
 	findings := out.Findings
+	change.Assign(findings)
 	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices,
-		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}}
+		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}, Acknowledged: out.Acknowledged}
 
 	fails := in.failOn.Fails(findings)
 	acknowledged := fails && slices.Contains(r.labels(ctx), cfg.AcknowledgeLabel)
+	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel}
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
-	summary := github.Summary(findings, res.CRDs, headline)
+	summary := github.Summary(rep, headline)
 
 	// A refused check run does not stop the review: a personal token may post reviews but not
 	// check runs. A fork's read-only token is refused both, once each.
@@ -375,9 +379,12 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	if fails && !acknowledged {
 		result = "fail"
 	}
-	if in.sarif != "" {
-		if err := writeSARIF(workspace, in.sarif, rep); err != nil {
-			r.logf("could not write the SARIF log: %v", err)
+	for _, file := range []struct{ path, format string }{{in.sarif, "sarif"}, {in.changelog, "changelog"}} {
+		if file.path == "" {
+			continue
+		}
+		if err := writeReport(workspace, file.path, file.format, rep); err != nil {
+			r.logf("could not write the %s file %s: %v", file.format, file.path, err)
 		}
 	}
 	if getenv("GITHUB_STEP_SUMMARY") != "" {
@@ -537,7 +544,7 @@ func loadConfig(workspace, input string) (*policy.Config, error) {
 // verdict picks the check run's conclusion and title.
 func verdict(rep report.Report, fails, acknowledged bool, label string) (conclusion, title, headline string) {
 	s := report.Summarize(rep)
-	counts := report.Count(s.Error, "error") + ", " + report.Count(s.Warning, "warning")
+	counts := report.Counts(rep)
 	switch {
 	case acknowledged:
 		return github.Neutral, "Breaking CRD changes acknowledged (" + counts + ")",
@@ -550,9 +557,10 @@ func verdict(rep report.Report, fails, acknowledged bool, label string) (conclus
 	return github.Success, "No breaking CRD changes (" + report.Count(s.CRDs, "CRD") + " compared)", ""
 }
 
-func writeSARIF(workspace, path string, rep report.Report) error {
+// writeReport writes rep in a format to path, relative to the workspace.
+func writeReport(workspace, path, format string, rep report.Report) error {
 	var buf bytes.Buffer
-	if err := report.SARIF(&buf, rep); err != nil {
+	if err := report.Write(&buf, format, rep); err != nil {
 		return err
 	}
 	return writeOwned(workspace, path, buf.Bytes())

@@ -162,7 +162,7 @@ func TestPullRequestEndToEnd(t *testing.T) {
 	if cr.Conclusion != "failure" || len(cr.Annotations) != 2 {
 		t.Fatalf("check run %+v with %d annotations", cr, len(cr.Annotations))
 	}
-	if len(cr.Summary) > 65535 || !strings.Contains(cr.Summary, "2 errors") {
+	if len(cr.Summary) > 65535 || !strings.Contains(cr.Summary, "### crdguard: 2 breaking changes, 0 warnings, 1 safe change (1 CRD compared)\n") {
 		t.Fatalf("summary (%d bytes):\n%s", len(cr.Summary), cr.Summary)
 	}
 	// The removed line is annotated where it was in head.
@@ -318,18 +318,27 @@ func TestBadInputsExit2(t *testing.T) {
 	}
 }
 
-// Explicit refs (the example workflow) and annotations instead of a review.
+// Explicit refs (the example workflow) and annotations instead of a review; the SARIF log and
+// the changelog go where their inputs say.
 func TestExplicitRefsAndAnnotations(t *testing.T) {
 	pr := newPullRequest(t)
 	pr.env["INPUT_BASE"], pr.env["INPUT_HEAD"] = "main", "pr"
 	pr.env["INPUT_COMMENT"], pr.env["INPUT_CHECK-RUN"] = "annotations", "false"
 	pr.env["INPUT_SARIF"] = "reports/crdguard.sarif"
+	pr.env["INPUT_CHANGELOG"] = "CHANGES.md"
 	code, out := pr.run()
 	if code != ExitFindings || strings.Count(out, "::error ") != 2 || len(pr.srv.Writes()) != 0 {
 		t.Fatalf("exit %d, %d writes\n%s", code, len(pr.srv.Writes()), out)
 	}
 	if sarif := readFile(t, filepath.Join(pr.repo.Dir, "reports/crdguard.sarif")); strings.Count(sarif, `"ruleId"`) != 2 {
 		t.Fatalf("SARIF log:\n%s", sarif)
+	}
+	_, after, _ := strings.Cut(readFile(t, filepath.Join(pr.repo.Dir, "CHANGES.md")), "(the merge base).\n\n")
+	const want = "## widgets.example.com\n\n### v1\n\n#### Breaking changes\n\n" +
+		"- `.spec.name` was removed (`field-removed`)\n" +
+		"- maximum of `.spec.size` changed from 10 to 5 (`max-decreased`)\n"
+	if after != want {
+		t.Errorf("changelog after the compared line:\n%s\nwant:\n%s", after, want)
 	}
 }
 

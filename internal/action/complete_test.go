@@ -53,20 +53,20 @@ func TestCheckRunAlwaysCompletes(t *testing.T) {
 		// go-github then refuses every request of its client locally until the reset: the
 		// completing update goes through a client of its own.
 		setup: func(pr *pullRequest) { pr.srv.Inject = []fakegithub.Failure{{}, {Primary: true, ResetIn: 3600}} },
-		code:  ExitFindings, conclusion: "failure", title: "Breaking CRD changes", summary: "2 errors", annotations: 2,
+		code:  ExitFindings, conclusion: "failure", title: "Breaking CRD changes", summary: "2 breaking changes", annotations: 2,
 	}, {
 		name: "secondary rate limit longer than the budget",
 		setup: func(pr *pullRequest) {
 			pr.srv.Inject = []fakegithub.Failure{{}, {Status: 403, Secondary: true, RetryAfter: "600"}}
 		},
-		code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes", summary: "2 errors", annotations: 2,
+		code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes", summary: "2 breaking changes", annotations: 2,
 	}, {
 		name: "waits spent the main budget",
 		// Five minutes of waiting on the review; the completing update still has its own.
 		setup: func(pr *pullRequest) {
 			pr.srv.Inject = []fakegithub.Failure{{}, {Status: 429, RetryAfter: "150"}, {Status: 429, RetryAfter: "150"}, {Status: 429, RetryAfter: "150"}, {Status: 502}}
 		},
-		code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes", summary: "2 errors", annotations: 2,
+		code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes", summary: "2 breaking changes", annotations: 2,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := newPullRequest(t)

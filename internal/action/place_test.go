@@ -172,7 +172,7 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 			add("markdown report", m[2], atoi(t, m[3]), m[1])
 		}
 	}
-	for _, l := range strings.Split(github.Summary(fs, res.CRDs, ""), "\n") {
+	for _, l := range strings.Split(github.Summary(report.Report{Findings: fs, CRDs: res.CRDs}, ""), "\n") {
 		if m := cellRE.FindStringSubmatch(l); m != nil {
 			add("check run summary", m[2], atoi(t, m[3]), m[1])
 		}

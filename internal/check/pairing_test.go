@@ -55,6 +55,14 @@ func TestGitCopiesByPlace(t *testing.T) {
 			want:   "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n",
 		},
 		{
+			// A CRD promoted into the standard channel: the new, smaller copy there is new in
+			// that bundle, never compared with the experimental copy, which is unchanged.
+			name:   "promoted into a second bundle",
+			before: map[string]string{"config/crd/experimental-install.yaml": base},
+			after:  map[string]string{"config/crd/standard-install.yaml": changed},
+			want:   "",
+		},
+		{
 			// vendor/ is excluded by default: a vendored CRD that changes is not the project's.
 			name:   "vendored copy",
 			before: map[string]string{"config/crd/widgets.yaml": base, "vendor/example.com/api/widgets.yaml": base},

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/action"
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/report"
@@ -48,9 +49,11 @@ Usage:
 Flags for diff and check:
   --config FILE      configuration (default: .crdguard.yaml in the working directory for
                      diff, at the repository root for check, if present)
-  --format FORMAT    text (default), json, markdown, github (workflow commands), sarif or
-                     rdjson (reviewdog)
+  --format FORMAT    text (default), json, markdown, github (workflow commands), sarif,
+                     rdjson (reviewdog) or changelog (Markdown release notes)
   --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
+  --show-info        text: list the safe changes (info) too, not only their count
+  --verbose          text: list every place of each change, and values in full
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
 do its job (bad flag, unreadable file, bad config).
@@ -58,6 +61,7 @@ do its job (bad flag, unreadable file, bad config).
 Examples:
   crdguard diff testdata/examples/widgets/old.yaml testdata/examples/widgets/new.yaml
   crdguard check --base origin/main
+  crdguard check --base v1.0.0 --head v1.1.0 --format changelog
 `
 
 // Main runs the command line of this process and returns its exit code. releaseVersion and
@@ -99,12 +103,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 // commonFlags are the flags every comparing command takes.
 type commonFlags struct {
 	config, format, failOn string
+	showInfo, verbose      bool
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.config, "config", "", "configuration file (default .crdguard.yaml if present)")
 	fs.StringVar(&c.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 	fs.StringVar(&c.failOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, never")
+	fs.BoolVar(&c.showInfo, "show-info", false, "text: list safe changes (info) too, not only their count")
+	fs.BoolVar(&c.verbose, "verbose", false, "text: list every place of a change, and values in full")
 }
 
 // threshold is the parsed --fail-on.
@@ -184,11 +191,16 @@ func (c *command) fail(err error) int {
 // outside git mode.
 func (c *command) finish(cfg *policy.Config, res check.Result, compared *report.Compared) int {
 	out := cfg.Apply(res.Findings)
-	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices, Compared: compared}
+	change.Assign(out.Findings)
+	failOn, _ := c.flags.threshold()
+	fails := failOn.Fails(out.Findings)
+	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices, Compared: compared,
+		Verdict: &report.Verdict{Fails: fails, Label: cfg.AcknowledgeLabel}, ShowInfo: c.flags.showInfo, Verbose: c.flags.verbose,
+		Acknowledged: out.Acknowledged}
 	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
 		return c.fail(err)
 	}
-	if failOn, _ := c.flags.threshold(); failOn.Fails(out.Findings) {
+	if fails {
 		return exitFindings
 	}
 	return exitOK

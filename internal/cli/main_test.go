@@ -41,11 +41,11 @@ func TestExitCodes(t *testing.T) {
 		stderr string
 	}{
 		{"breaking example", []string{"diff", example + "old.yaml", example + "new.yaml"}, 1, "field-removed .spec.legacyName", ""},
-		{"flags after arguments", []string{"diff", example + "old.yaml", example + "new.yaml", "--fail-on", "never"}, 0, "5 errors", ""},
-		{"description only", []string{"diff", rules + "description-changed/basic/old.yaml", rules + "description-changed/basic/new.yaml"}, 0, "0 errors, 0 warnings, 1 info", ""},
+		{"flags after arguments", []string{"diff", example + "old.yaml", example + "new.yaml", "--fail-on", "never"}, 0, "5 breaking changes, 1 warning", ""},
+		{"description only", []string{"diff", rules + "description-changed/basic/old.yaml", rules + "description-changed/basic/new.yaml"}, 0, "0 breaking changes, 0 warnings, 1 safe change", ""},
 		{"warning does not fail by default", []string{"diff", rules + "map-type-changed/basic/old.yaml", rules + "map-type-changed/basic/new.yaml"}, 0, "map-type-changed", ""},
 		{"fail on warning", []string{"diff", "--fail-on", "warning", rules + "map-type-changed/basic/old.yaml", rules + "map-type-changed/basic/new.yaml"}, 1, "map-type-changed", ""},
-		{"warn mode", []string{"diff", "--config", warnOnly, example + "old.yaml", example + "new.yaml"}, 0, "0 errors, 6 warnings", ""},
+		{"warn mode", []string{"diff", "--config", warnOnly, example + "old.yaml", example + "new.yaml"}, 0, "0 breaking changes, 6 warnings", ""},
 		{"invalid CRD is a finding", []string{"diff", rules + "invalid-crd/malformed-yaml/old.yaml", rules + "invalid-crd/malformed-yaml/new.yaml"}, 1, "invalid-crd", ""},
 		{"missing file", []string{"diff", example + "old.yaml", "nope.yaml"}, 2, "", "reading nope.yaml"},
 		{"one argument", []string{"diff", example + "old.yaml"}, 2, "", "want OLD and NEW, got 1"},

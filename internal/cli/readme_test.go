@@ -13,23 +13,24 @@ import (
 	"github.com/crdguard/crdguard/internal/source"
 )
 
-var update = flag.Bool("update", false, "rewrite generated files (README.md's rules table, docs/rules.md)")
+var update = flag.Bool("update", false, "rewrite generated files (the rules table of docs/checks.md, docs/rules.md, golden reports)")
 
 const (
 	rulesBegin = "<!-- rules:begin -->\n"
 	rulesEnd   = "<!-- rules:end -->"
 )
 
-// TestReadmeRules keeps the README's rules table identical to the registry.
+// TestReadmeRules keeps the rules table of docs/checks.md (the README's reference for the rules)
+// identical to the registry.
 func TestReadmeRules(t *testing.T) {
-	const path = "../../README.md"
+	const path = "../../docs/checks.md"
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	begin, end := bytes.Index(readme, []byte(rulesBegin)), bytes.Index(readme, []byte(rulesEnd))
 	if begin < 0 || end < begin {
-		t.Fatalf("README.md lacks the %q … %q markers", rulesBegin, rulesEnd)
+		t.Fatalf("%s lacks the %q … %q markers", path, rulesBegin, rulesEnd)
 	}
 	var table bytes.Buffer
 	if err := report.Rules(&table, "markdown", rules.All()); err != nil {
@@ -40,7 +41,7 @@ func TestReadmeRules(t *testing.T) {
 		return
 	}
 	if !*update {
-		t.Fatal("the rules table in README.md is stale: run go test ./internal/cli -run TestReadmeRules -update")
+		t.Fatal("the rules table in docs/checks.md is stale: run go test ./internal/cli -run TestReadmeRules -update")
 	}
 	out := append(append(append([]byte{}, readme[:begin+len(rulesBegin)]...), table.Bytes()...), readme[end:]...)
 	if err := os.WriteFile(path, out, 0o644); err != nil {

@@ -15,7 +15,8 @@ func TestReportSchema(t *testing.T) {
 		{rules + "invalid-crd/malformed-yaml/old.yaml", rules + "invalid-crd/malformed-yaml/new.yaml"},
 		{rules + "description-changed/basic/old.yaml", rules + "description-changed/basic/old.yaml"},
 		{rules + "sample-invalid/maximum-lowered/old.yaml", rules + "sample-invalid/maximum-lowered"},
-		{"../../testdata/repos/copies/old", "../../testdata/repos/copies/new"}, // locations
+		{"../../testdata/repos/copies/old", "../../testdata/repos/copies/new"},   // locations
+		{"../../testdata/report/shared/old", "../../testdata/report/shared/new"}, // one change, many places
 	} {
 		_, out, stderr := runCLI(t, append([]string{"diff", "--format", "json"}, args...)...)
 		if err := schematest.Validate(schema, []byte(out)); err != nil {

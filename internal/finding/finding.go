@@ -119,6 +119,9 @@ type Finding struct {
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`
+	// Change is shared by the findings that are one change at several places (paths that embed
+	// one type, versions, copies); package change sets it after the policy (DESIGN §6).
+	Change string `json:"change,omitempty"`
 	// Head is where the finding is shown on the head commit: every channel that can only point
 	// at head (annotations, workflow commands, SARIF, rdjson) and the review comments on kept
 	// lines use it, so they all agree. nil where no head line exists (a file deleted by the

@@ -82,7 +82,7 @@ var mention = regexp.MustCompile(`@[A-Za-z0-9]|#[0-9]`)
 // link that is not to the rules' docs, an HTML comment, an @-mention or an issue reference.
 func inert(t *testing.T, what string, doc *html.Node, docsURL string) {
 	t.Helper()
-	ours := []string{"html", "head", "body", "p", "strong", "code", "h2", "h3", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul", "li", "blockquote", "a"}
+	ours := []string{"html", "head", "body", "p", "strong", "code", "h2", "h3", "h4", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "ul", "li", "blockquote", "a"}
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
 		switch n.Type {
@@ -170,7 +170,7 @@ func TestPullRequestMarkdownIsInert(t *testing.T) {
 		items = append(items, &planned{f: &fs[i], fp: Fingerprint(&fs[i], "x")})
 	}
 	inert(t, "review body", gfm(t, reviewBody(items, 0, DefaultDocsURL)), DefaultDocsURL)
-	inert(t, "summary", gfm(t, Summary(fs, 2, "")), DefaultDocsURL)
+	inert(t, "summary", gfm(t, Summary(report.Report{Findings: fs, CRDs: 2}, "")), DefaultDocsURL)
 	var md bytes.Buffer
 	if err := report.Markdown(&md, report.Report{Findings: fs, CRDs: 2, Notices: hostileTexts,
 		Compared: &report.Compared{Base: "b", Head: "h", MergeBase: "m", BaseRef: hostileTexts[3]}}); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/github/fakegithub"
+	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
 )
@@ -260,8 +261,8 @@ func TestCheckRunBatchesAndLimits(t *testing.T) {
 		f.Message = strings.Repeat("long message ", 20)
 		fs = append(fs, f)
 	}
-	summary := Summary(fs, 1, "")
-	if len(summary) > MaxSummaryBytes || !strings.Contains(summary, "more findings") {
+	summary := Summary(report.Report{Findings: fs, CRDs: 1}, "")
+	if len(summary) > MaxSummaryBytes || !strings.Contains(summary, "more changes") {
 		t.Fatalf("summary is %d bytes, or lacks the overflow line", len(summary))
 	}
 	id, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("f", 40))
@@ -319,8 +320,11 @@ func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	if !strings.HasPrefix(body, "**crdguard** warning `default-changed`") || !strings.Contains(body, "**Before → after:** "+want+"\n") {
 		t.Errorf("comment body lacks the severity or %q:\n%s", want, body)
 	}
-	if sum := Summary([]finding.Finding{f}, 1, ""); !strings.Contains(sum, "| `default-changed` | warning | "+want+" |") {
-		t.Errorf("summary row lacks the severity or %q:\n%s", want, sum)
+	// The summary cuts values shorter, where they differ, with the full values in a details block.
+	wantRow := `| ⚠️ warning | ` + "`default-changed`" + ` | v1 | .spec.owner | "&lt;b>@` + "\u200b" + `team&lt;/b>" → "` + strings.Repeat("x", 78) + "…"
+	wantFull := `After: "` + strings.Repeat("x", 300) + `"`
+	if sum := Summary(report.Report{Findings: []finding.Finding{f}, CRDs: 1}, ""); !strings.Contains(sum, wantRow) || !strings.Contains(sum, wantFull) {
+		t.Errorf("summary lacks %q or %q:\n%s", wantRow, wantFull, sum)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/finding"
@@ -89,72 +88,11 @@ func location(f *finding.Finding) string {
 	return strings.Join(parts, " ")
 }
 
-// Summary is the check run's (and the step summary's) Markdown: counts, one table per CRD, the
-// messages in collapsible details, within MaxSummaryBytes; what does not fit is counted in a
-// last line that points at the full report.
-func Summary(fs []finding.Finding, crds int, headline string) string {
-	s := report.Summarize(report.Report{Findings: fs, CRDs: crds})
-	shown := make([]finding.Finding, 0, s.Error+s.Warning)
-	for _, f := range fs {
-		if f.Severity == finding.Error || f.Severity == finding.Warning {
-			shown = append(shown, f)
-		}
-	}
-	sort.SliceStable(shown, func(i, j int) bool {
-		if shown[i].CRD != shown[j].CRD {
-			return shown[i].CRD < shown[j].CRD
-		}
-		return finding.Less(&shown[i], &shown[j])
-	})
-	var b strings.Builder
-	fmt.Fprintf(&b, "## crdguard: %s, %s, %s (%s compared)\n\n",
-		report.Count(s.Error, "error"), report.Count(s.Warning, "warning"), report.Count(s.Info, "safe change"), report.Count(s.CRDs, "CRD"))
-	if headline != "" {
-		b.WriteString(headline + "\n\n")
-	}
-	if len(shown) == 0 {
-		b.WriteString("No breaking CRD changes found.\n")
-		return b.String()
-	}
-	const reserve = 200 // room for the "N more findings" line
-	for start := 0; start < len(shown); {
-		end := start
-		for end < len(shown) && shown[end].CRD == shown[start].CRD {
-			end++
-		}
-		head := fmt.Sprintf("\n### %s\n\n| Version | Path | Rule | Severity | Before → after | Location |\n|---|---|---|---|---|---|\n", orDash(report.Escape(shown[start].CRD)))
-		const detailsOpen, detailsClose = "\n<details><summary>Why it breaks and what to do</summary>\n\n", "\n</details>\n"
-		var rows, msgs strings.Builder
-		n := start
-		for ; n < end; n++ {
-			f := &shown[n]
-			row := fmt.Sprintf("| %s | %s | `%s` | %s | %s | %s |\n", orDash(report.Escape(f.Version)), orDash(report.Escape(f.Path)),
-				f.Rule, f.Severity, orDash(report.BeforeAfter(f, maxValueRunes, report.Escape)), report.Escape(report.Where(f)))
-			msg := fmt.Sprintf("- `%s` %s: %s\n", f.Rule, orDash(report.Escape(f.Path)), report.Escape(truncate(f.Message, maxMessageBytes)))
-			if b.Len()+len(head)+rows.Len()+len(row)+len(detailsOpen)+msgs.Len()+len(msg)+len(detailsClose) > MaxSummaryBytes-reserve {
-				break
-			}
-			rows.WriteString(row)
-			msgs.WriteString(msg)
-		}
-		if n > start {
-			b.WriteString(head + rows.String() + detailsOpen + msgs.String() + detailsClose)
-		}
-		if n < end {
-			left := len(shown) - n
-			fmt.Fprintf(&b, "\n**%s** not shown here (GitHub limits this summary to 65,535 bytes): see the JSON report and the job log.\n", report.Count(left, "more finding"))
-			return b.String()
-		}
-		start = end
-	}
-	return b.String()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
+// Summary is the check run's (and the step summary's) Markdown: the grouped report (each
+// change once, its places counted) within MaxSummaryBytes, with headline under the title; what
+// does not fit is counted in a last line that points at the full report.
+func Summary(r report.Report, headline string) string {
+	return report.MarkdownWithin(r, MaxSummaryBytes, headline)
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

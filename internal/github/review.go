@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/source"
@@ -127,6 +128,10 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 
 	current := map[string]bool{}
 	var plan []planned
+	// One comment per change and file: the first place of a change in a file carries the others
+	// (-1: that comment is already on the pull request).
+	byChange := map[string]int{}
+	var more [][]*finding.Finding
 	for i := range fs {
 		f := &fs[i]
 		if f.Severity < finding.Warning {
@@ -137,11 +142,24 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 			continue
 		}
 		current[fp] = true
+		key := f.Change + "\x00" + f.Location.File
+		if j, ok := byChange[key]; ok && f.Change != "" {
+			if j >= 0 {
+				more[j] = append(more[j], f)
+			}
+			continue
+		}
+		byChange[key] = -1
 		if posted[fp] {
 			res.AlreadyPosted++
 			continue
 		}
+		byChange[key] = len(plan)
 		plan = append(plan, place(f, fp, diff))
+		more = append(more, nil)
+	}
+	for i := range plan {
+		plan[i].f = withPlaces(plan[i].f, more[i])
 	}
 	nInline, nFile := 0, 0
 	for i := range plan {
@@ -245,6 +263,18 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 	}
 	res.InBody = len(body)
 	return nil
+}
+
+// withPlaces is f with a last sentence naming the other places of its change in its file, when
+// there are any; f itself is left alone.
+func withPlaces(f *finding.Finding, others []*finding.Finding) *finding.Finding {
+	if len(others) == 0 {
+		return f
+	}
+	g := change.Group{ID: f.Change, Places: append([]*finding.Finding{f}, others...)}
+	c := *f
+	c.Message += " (the same change, in this file: " + g.Where() + ")"
+	return &c
 }
 
 // place decides where a new finding goes: inline where its line is inside a hunk of the

@@ -12,6 +12,9 @@ type Outcome struct {
 	Findings []finding.Finding
 	// Ignored counts findings dropped by ignore entries.
 	Ignored int
+	// Acknowledged are those findings, each with the reason of the entry that dropped it, for
+	// the changelog's acknowledged breaking changes.
+	Acknowledged []Acknowledged
 	// Off counts findings of rules set to off.
 	Off int
 }
@@ -35,8 +38,9 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 			}
 			f.Severity = o.severity
 		}
-		if c.ignored(&f) {
+		if ig := c.ignored(&f); ig != nil {
 			out.Ignored++
+			out.Acknowledged = append(out.Acknowledged, Acknowledged{Finding: f, Reason: ig.Reason})
 			continue
 		}
 		if c.Mode == "warn" && f.Severity == finding.Error {
@@ -47,13 +51,20 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 	return out
 }
 
-func (c *Config) ignored(f *finding.Finding) bool {
-	for _, ig := range c.Ignore {
+// Acknowledged is a finding an ignore entry dropped, with the entry's reason.
+type Acknowledged struct {
+	Finding finding.Finding
+	Reason  string
+}
+
+// ignored returns the first ignore entry that matches f, or nil.
+func (c *Config) ignored(f *finding.Finding) *Ignore {
+	for i, ig := range c.Ignore {
 		if match(ig.CRD, f.CRD) && match(ig.Version, f.Version) && match(ig.Path, f.Path) && match(ig.Rule, f.Rule) {
-			return true
+			return &c.Ignore[i]
 		}
 	}
-	return false
+	return nil
 }
 
 func match(pattern, value string) bool { return pattern == "" || pattern == value }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/policy"
 )
 
 // Report is everything a renderer needs; Findings are sorted and already through the policy.
@@ -22,6 +23,15 @@ type Report struct {
 	Notices []string
 	// Compared says which commits a git-mode run compared; nil outside git mode.
 	Compared *Compared
+	// Verdict is what the run concluded; nil: errors fail.
+	Verdict *Verdict
+	// ShowInfo lists safe changes (info) in the text report too.
+	ShowInfo bool
+	// Verbose lists every place of a change and values in full in the text report.
+	Verbose bool
+	// Acknowledged are the findings the configuration's ignore entries dropped, with their
+	// reasons, for the changelog.
+	Acknowledged []policy.Acknowledged
 }
 
 // Compared is what a git-mode run compared (DESIGN §3): head against the merge base of base
@@ -72,7 +82,7 @@ func abbrev(sha string) string {
 }
 
 // Formats lists the output formats Write accepts.
-var Formats = []string{"text", "json", "markdown", "github", "sarif", "rdjson"}
+var Formats = []string{"text", "json", "markdown", "github", "sarif", "rdjson", "changelog"}
 
 // Write renders r in the named format.
 func Write(w io.Writer, format string, r Report) error {
@@ -89,6 +99,8 @@ func Write(w io.Writer, format string, r Report) error {
 		return SARIF(w, r)
 	case "rdjson":
 		return RDJSON(w, r)
+	case "changelog":
+		return Changelog(w, r)
 	}
 	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(Formats, ", "))
 }

@@ -55,17 +55,35 @@ func TestFormatsGolden(t *testing.T) {
 		if err := Write(&buf, format, hostile()); err != nil {
 			t.Fatal(err)
 		}
-		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md", "github": "github.txt", "sarif": "sarif.json", "rdjson": "rdjson.json"}[format]
+		ext := map[string]string{"text": "txt", "json": "json", "markdown": "md", "github": "github.txt", "sarif": "sarif.json", "rdjson": "rdjson.json", "changelog": "changelog.md"}[format]
 		golden(t, "hostile."+ext, buf.Bytes())
 	}
 }
 
 func TestMarkdownIsInert(t *testing.T) {
+	// The hostile removal at a second place, with a long value: the details block that lists
+	// the places and the full values is escaped too.
+	r := hostile()
+	again := r.Findings[0]
+	again.Version, again.Location.Line = "v2", 99
+	r.Findings = append(r.Findings, again)
+	for i := range r.Findings {
+		r.Findings[i].Before = finding.Value(strings.Repeat("<img src=x onerror=alert(1)> @octocat ", 5))
+		r.Findings[i].Change = r.Findings[i].Rule
+	}
 	var buf bytes.Buffer
-	if err := Markdown(&buf, hostile()); err != nil {
+	if err := Markdown(&buf, r); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
+	if !strings.Contains(out, "<details><summary><code>field-removed</code>") {
+		t.Fatalf("no details block:\n%s", out)
+	}
+	for _, bad := range []string{"<img"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("markdown contains %q", bad)
+		}
+	}
 	for _, bad := range []string{"<script>", "@octocat", "](https://", "https://", "\x1b", "a|b"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("markdown contains %q", bad)

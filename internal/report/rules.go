@@ -19,7 +19,7 @@ type ruleDoc struct {
 	Ratchetable bool   `json:"ratchetable"`
 }
 
-// Rules lists the registry in text, json or markdown (the table the README embeds).
+// Rules lists the registry in text, json or markdown (the table docs/checks.md embeds).
 func Rules(w io.Writer, format string, all []*rules.Rule) error {
 	ew := &errWriter{w: w}
 	switch format {

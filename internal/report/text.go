@@ -3,68 +3,73 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
+	"math"
 	"strings"
 
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
-// Text writes findings grouped by CRD, each CRD under a one-line tally and its errors before its
-// warnings, and info findings as a count, so a clean run stays quiet and a long one readable.
+// Text writes each change once, most serious first: CRDs with errors first, each under a
+// one-line tally, its errors before its warnings; each change at its first place with the
+// others counted and collapsed on one line (every place and full values with Verbose). Info is
+// a count unless ShowInfo. The last lines count changes and places and give the verdict.
 func Text(w io.Writer, r Report) error {
 	tw := &errWriter{w: w}
 	if r.Compared != nil {
 		tw.printf("%s\n", plain(r.Compared.Line()))
 	}
-	shown := make([]finding.Finding, 0, len(r.Findings))
-	for _, f := range r.Findings {
-		if f.Severity > finding.Info {
-			shown = append(shown, f)
-		}
+	min := finding.Warning
+	if r.ShowInfo {
+		min = finding.Info
 	}
-	sort.SliceStable(shown, func(i, j int) bool {
-		a, b := &shown[i], &shown[j]
-		if a.CRD != b.CRD {
-			return a.CRD < b.CRD
-		}
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
-		}
-		if a.Version != b.Version {
-			return a.Version < b.Version
-		}
-		return finding.Less(a, b)
-	})
+	crds := byCRD(r.Findings, min)
+	var shown []finding.Finding
+	for _, g := range allGroups(crds) {
+		shown = append(shown, *g.First())
+	}
 	ab := newAbbreviator(shown, textValueRunes)
-	for i := 0; i < len(shown); {
-		crd := shown[i].CRD
-		j := i
-		for j < len(shown) && shown[j].CRD == crd {
-			j++
-		}
-		tally := Summarize(Report{Findings: shown[i:j]})
-		tw.printf("%s: %s, %s\n", orDash(plain(crd), "(unnamed document)"), Count(tally.Error, "error"), Count(tally.Warning, "warning"))
-		for _, f := range shown[i:j] {
+	for _, c := range crds {
+		tw.printf("%s: %s\n", orDash(plain(c.CRD), "(unnamed document)"), Tally(c.Groups))
+		for _, g := range c.Groups {
+			f := g.First()
 			tw.printf("  %-7s %s %s %s  %s:%d (%s)\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
-			tw.printf("          %s\n", plain(f.Message))
-			if also := AlsoIn(f); also != "" {
-				tw.printf("          also in %s\n", plain(also))
+			msg := f.Message
+			if !r.Verbose {
+				msg = ab.cutQuoted(msg)
 			}
-			if ba := ab.beforeAfter(&f); ba != "" {
+			tw.printf("          %s\n", plain(msg))
+			ba := ab.beforeAfter(f)
+			if r.Verbose {
+				ba = BeforeAfter(f, math.MaxInt, nil)
+			}
+			if ba != "" {
 				tw.printf("          %s\n", plain(ba))
 			}
+			switch {
+			case r.Verbose && len(g.Places) > 1:
+				tw.printf("          at %s:\n", change.Places(g.Count()))
+				for _, p := range g.Places {
+					tw.printf("            %s\n", plain(placeLine(p)))
+				}
+			case g.Count() > 1:
+				tw.printf("          at %s\n", plain(g.Where()))
+			}
 		}
-		i = j
 	}
 	for _, n := range r.Notices {
 		tw.printf("notice: %s\n", plain(n))
 	}
 	s := Summarize(r)
-	tw.printf("%s compared: %s, %s, %d info", Count(s.CRDs, "CRD"), Count(s.Error, "error"), Count(s.Warning, "warning"), s.Info)
+	all := byCRD(r.Findings, finding.Info)
+	tw.printf("%s compared: %s", Count(s.CRDs, "CRD"), Tally(allGroups(all), finding.Error, finding.Warning))
+	if s.Info > 0 && !r.ShowInfo {
+		tw.printf(" (not shown: --show-info)")
+	}
 	if s.Ignored > 0 {
 		tw.printf(", %d ignored", s.Ignored)
 	}
-	tw.printf("\n")
+	tw.printf("\n%s\n", r.verdict().Line(s))
 	return tw.err
 }
 

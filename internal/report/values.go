@@ -104,3 +104,33 @@ func (a *abbreviator) beforeAfter(f *finding.Finding) string {
 	}
 	return val(f.Before) + " → " + val(f.After)
 }
+
+// cutQuoted shortens the long quoted texts in a message (a CEL rule, a regex) as values are
+// shortened, so that a changed rule is not printed in full twice; --verbose prints it whole.
+func (a *abbreviator) cutQuoted(msg string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		end := i + 1
+		for end < len(msg) && msg[end] != '"' {
+			if msg[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(msg) {
+			b.WriteString(msg)
+			return b.String()
+		}
+		q := a.shorten(msg[i : end+1])
+		if !strings.HasSuffix(q, `"`) {
+			q += `"` // the message goes on after the quote
+		}
+		b.WriteString(msg[:i] + q)
+		msg = msg[end+1:]
+	}
+}

@@ -52,22 +52,42 @@ func TestAbbreviationsStayDistinct(t *testing.T) {
 	}
 }
 
-// Errors come before warnings within each CRD, under a one-line tally.
+// Errors come before warnings: CRDs with errors first, and within each CRD, under a one-line
+// tally. Info is counted, and listed last with ShowInfo.
 func TestTextErrorsFirst(t *testing.T) {
-	r := Report{CRDs: 1, Findings: []finding.Finding{
+	r := Report{CRDs: 2, Findings: []finding.Finding{
 		{Rule: "enum-value-removed", Severity: finding.Warning, CRD: "a.example.com", Version: "v1", Path: ".spec.x", Message: "w", Location: finding.Location{File: "a.yaml", Line: 3, Side: finding.Base}},
-		{Rule: "field-removed", Severity: finding.Error, CRD: "a.example.com", Version: "v2", Path: ".spec.y", Message: "e", Location: finding.Location{File: "a.yaml", Line: 9, Side: finding.Base}},
+		{Rule: "field-removed", Severity: finding.Error, CRD: "b.example.com", Version: "v2", Path: ".spec.y", Message: "e", Location: finding.Location{File: "b.yaml", Line: 9, Side: finding.Base}},
+		{Rule: "field-added", Severity: finding.Info, CRD: "b.example.com", Version: "v2", Path: ".spec.z", Message: "i", Location: finding.Location{File: "b.yaml", Line: 12, Side: finding.Head}},
+		{Rule: "nullable-added", Severity: finding.Warning, CRD: "b.example.com", Version: "v2", Path: ".spec.w", Message: "n", Location: finding.Location{File: "b.yaml", Line: 2, Side: finding.Head}},
 	}}
-	var buf bytes.Buffer
-	if err := Text(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	want := "a.example.com: 1 error, 1 warning\n" +
-		"  error   v2 field-removed .spec.y  a.yaml:9 (base)\n          e\n" +
-		"  warning v1 enum-value-removed .spec.x  a.yaml:3 (base)\n          w\n" +
-		"1 CRD compared: 1 error, 1 warning, 0 info\n"
-	if buf.String() != want {
-		t.Errorf("text:\n%s\nwant:\n%s", buf.String(), want)
+	const (
+		b = "b.example.com: 1 breaking change, 1 warning\n" +
+			"  error   v2 field-removed .spec.y  b.yaml:9 (base)\n          e\n" +
+			"  warning v2 nullable-added .spec.w  b.yaml:2 (head)\n          n\n"
+		a = "a.example.com: 1 warning\n" +
+			"  warning v1 enum-value-removed .spec.x  a.yaml:3 (base)\n          w\n"
+		verdict = "verdict: fail — fix the changes above, or acknowledge them with the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n"
+	)
+	for _, c := range []struct {
+		showInfo bool
+		want     string
+	}{
+		{false, b + a + "2 CRDs compared: 1 breaking change, 2 warnings, 1 safe change (not shown: --show-info)\n" + verdict},
+		{true, "b.example.com: 1 breaking change, 1 warning, 1 safe change\n" +
+			"  error   v2 field-removed .spec.y  b.yaml:9 (base)\n          e\n" +
+			"  warning v2 nullable-added .spec.w  b.yaml:2 (head)\n          n\n" +
+			"  info    v2 field-added .spec.z  b.yaml:12 (head)\n          i\n" +
+			a + "2 CRDs compared: 1 breaking change, 2 warnings, 1 safe change\n" + verdict},
+	} {
+		r.ShowInfo = c.showInfo
+		var buf bytes.Buffer
+		if err := Text(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != c.want {
+			t.Errorf("show info %v:\n%s\nwant:\n%s", c.showInfo, buf.String(), c.want)
+		}
 	}
 }
 
@@ -91,12 +111,40 @@ func TestMarkdownFitsAComment(t *testing.T) {
 		t.Fatalf("%d bytes", buf.Len())
 	}
 	rows := strings.Count(out, "\n| ❌ error |")
-	more := fmt.Sprintf("\n%d more findings not shown here (GitHub's 65536-character limit): the JSON and SARIF reports have them all.\n", 2000-rows)
+	more := fmt.Sprintf("\n%d more changes not shown here (GitHub's 65536-character limit): the JSON and SARIF reports have every finding.\n", 2000-rows)
 	if rows < 100 || !strings.Contains(out, more) {
 		t.Fatalf("%d rows, no %q line", rows, more)
 	}
 	shownNotices := strings.Count(out, "> notice: ")
 	if !strings.Contains(out, fmt.Sprintf("> %d more notices not shown.", 3000-shownNotices)) {
 		t.Fatalf("%d notices shown, no count of the rest", shownNotices)
+	}
+}
+
+// Release notes show quoted text and paths as code spans, which GitHub never turns into links,
+// mentions or HTML, and escape the rest; a backtick inside gets a longer fence.
+func TestProse(t *testing.T) {
+	for in, want := range map[string]string{
+		`.spec.x has a new validation rule "self.a == \"@team\" && x < 3"`: "`.spec.x` has a new validation rule `self.a == \"@team\" && x < 3`",
+		"value \"a`b\" removed, see [here](https://evil.example) @octocat": "value ``a`b`` removed, see \\[here\\](https\u200b://evil.example) @\u200boctocat",
+		".spec.a, .spec.b[*] and .…[*].c (2 paths)":                        "`.spec.a`, `.spec.b[*]` and `.…[*].c` (2 paths)",
+		"unclosed \"quote <b>":          "unclosed \"quote &lt;b>",
+		"\"`edge`\"":                    "`` `edge` ``",
+		`.spec.name now defaults to ""`: "`.spec.name` now defaults to `\"\"`",
+	} {
+		if got := prose(in); got != want {
+			t.Errorf("prose(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A long quoted rule in a message is cut like the values (and closed), a short one stays.
+func TestCutQuoted(t *testing.T) {
+	long := `"self.all(x, x.name.size() < 10 && x.value.matches('^[a-z]+$') && x.other == 'something long')"`
+	ab := newAbbreviator([]finding.Finding{{After: []byte(long)}}, 40)
+	got := ab.cutQuoted(`.spec has a new rule ` + long + `: e.g. {a: "b"} is rejected`)
+	want := `.spec has a new rule "self.all(x, x.name.size() < 10 && x.va…": e.g. {a: "b"} is rejected`
+	if got != want {
+		t.Errorf("cutQuoted = %q, want %q", got, want)
 	}
 }

@@ -151,6 +151,64 @@ func servedRemoved(e *emitter, opts Options, ov *apiextv1.CustomResourceDefiniti
 	f.Message = fmt.Sprintf(format, args...) + fmt.Sprintf(" (deprecated %s%s): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)", since, warning)
 }
 
+// columnChanges names the printer columns added, removed and changed (by name), for the
+// message and the changelog (in parentheses, which the changelog keeps): " (added Ready, Age;
+// removed Status)", or " (their order)".
+func columnChanges(old, new []apiextv1.CustomResourceColumnDefinition) string {
+	before := map[string]apiextv1.CustomResourceColumnDefinition{}
+	for _, c := range old {
+		before[c.Name] = c
+	}
+	var added, changed, removed []string
+	after := map[string]bool{}
+	for _, c := range new {
+		after[c.Name] = true
+		o, ok := before[c.Name]
+		switch {
+		case !ok:
+			added = append(added, c.Name)
+		case !reflect.DeepEqual(o, c):
+			changed = append(changed, c.Name)
+		}
+	}
+	for _, c := range old {
+		if !after[c.Name] {
+			removed = append(removed, c.Name)
+		}
+	}
+	var parts []string
+	for _, p := range []struct {
+		what  string
+		names []string
+	}{{"added", added}, {"changed", changed}, {"removed", removed}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.what+" "+strings.Join(p.names, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return " (their order)"
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// deprecation says how a version's deprecation changed, with the warning clients now get: the
+// changelog quotes it.
+func deprecation(name string, ov, nv *apiextv1.CustomResourceDefinitionVersion) string {
+	warning := ""
+	if nv.DeprecationWarning != nil {
+		warning = fmt.Sprintf(", with the warning %q", *nv.DeprecationWarning)
+	}
+	switch {
+	case !nv.Deprecated:
+		return name + " is no longer deprecated"
+	case !ov.Deprecated:
+		return name + " is now deprecated" + warning
+	case nv.DeprecationWarning == nil:
+		return "the deprecation warning of " + name + " was removed (clients get the default warning)"
+	}
+	return "the deprecation warning of " + name + " changed" + warning
+}
+
 func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDefinitionVersion) {
 	name := ov.Name
 	if ov.Served && !nv.Served {
@@ -158,10 +216,10 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 	}
 	compareSubresources(e, name, ov.Subresources, nv.Subresources)
 	if !reflect.DeepEqual(ov.AdditionalPrinterColumns, nv.AdditionalPrinterColumns) {
-		e.version(printerColumnsChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("additionalPrinterColumns"), nil, nil, "printer columns of %s changed", name)
+		e.version(printerColumnsChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("additionalPrinterColumns"), nil, nil, "printer columns of %s changed%s", name, columnChanges(ov.AdditionalPrinterColumns, nv.AdditionalPrinterColumns))
 	}
 	if ov.Deprecated != nv.Deprecated || !eqPtr(ov.DeprecationWarning, nv.DeprecationWarning) {
-		e.version(deprecationChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("deprecated"), ov.Deprecated, nv.Deprecated, "deprecation of %s changed", name)
+		e.version(deprecationChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("deprecated"), ov.Deprecated, nv.Deprecated, "%s", deprecation(name, ov, nv))
 	}
 	compareSelectableFields(e, name, ov.SelectableFields, nv.SelectableFields)
 	var unjudged []string

@@ -1,0 +1,99 @@
+package change
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+func TestSegmentsAndShape(t *testing.T) {
+	for _, c := range []struct {
+		path  string
+		segs  []string
+		shape string
+	}{
+		{"", nil, ""},
+		{".", []string{"."}, "."},
+		{".spec.ports[*].name", []string{".spec", ".ports", "[*]", ".name"}, ".name"},
+		{".spec.ports[*]", []string{".spec", ".ports", "[*]"}, ".ports[*]"},
+		{".spec.labels.*", []string{".spec", ".labels", ".*"}, ".labels.*"},
+		{`.spec["a.b[c]"].x`, []string{".spec", `["a.b[c]"]`, ".x"}, ".x"},
+		{`.spec["a\"]"]`, []string{".spec", `["a\"]"]`}, `["a\"]"]`},
+	} {
+		if got := Segments(c.path); !reflect.DeepEqual(got, c.segs) {
+			t.Errorf("Segments(%q) = %q, want %q", c.path, got, c.segs)
+		}
+		if got := Shape(c.path); got != c.shape {
+			t.Errorf("Shape(%q) = %q, want %q", c.path, got, c.shape)
+		}
+	}
+}
+
+func TestCollapse(t *testing.T) {
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{".spec.a"}, ".spec.a"},
+		{[]string{".spec.template.spec.containers[*].image", ".spec.template.spec.initContainers[*].image"}, ".spec.template.spec.…[*].image"},
+		{[]string{".spec.a[*].x", ".spec.b[*].x", ".status.c.x"}, ".….x"},
+		{[]string{".spec.a.x", ".spec.a.x.y"}, ".spec.a.x.…"},
+	} {
+		if got := Collapse(c.paths); got != c.want {
+			t.Errorf("Collapse(%q) = %q, want %q", c.paths, got, c.want)
+		}
+	}
+}
+
+// One change at several paths, versions and copies shares one ID whatever the order; another
+// value, another field name, another rule, another version-level subject or another sample is
+// another change.
+func TestAssignAndGroups(t *testing.T) {
+	at := func(rule, version, path, file, after string) finding.Finding {
+		return finding.Finding{Rule: rule, Severity: finding.Error, CRD: "w.example.com", Version: version, Path: path,
+			Message: path + " changed", Before: finding.Value(256), After: []byte(after), Location: finding.Location{File: file, Line: len(path)}}
+	}
+	fs := []finding.Finding{
+		at("max-decreased", "v1", ".spec.containers[*].image", "config/crd/w.yaml", "128"),
+		at("max-decreased", "v2", ".spec.initContainers[*].image", "bundle/w.yaml", " 128 "),
+		at("max-decreased", "v1", ".spec.containers[*].name", "config/crd/w.yaml", "128"),
+		at("max-decreased", "v1", ".spec.containers[*].image", "config/crd/w.yaml", "64"),
+		at("max-added", "v1", ".spec.containers[*].image", "config/crd/w.yaml", "128"),
+		at("served-version-removed", "v1", "", "config/crd/w.yaml", "false"),
+		at("served-version-removed", "v2", "", "config/crd/w.yaml", "false"),
+		at("sample-invalid", "v1", ".spec.size", "samples/a.yaml", "null"),
+		at("sample-invalid", "v1", ".spec.size", "samples/b.yaml", "null"),
+	}
+	fs[7].Object, fs[8].Object = "Widget/a", "Widget/b"
+	fs[0].Locations = []finding.Location{fs[0].Location, {File: "deploy/w.yaml", Line: 3}}
+	Assign(fs)
+	reversed := append([]finding.Finding{}, fs...)
+	for i, j := 0, len(reversed)-1; i < j; i, j = i+1, j-1 {
+		reversed[i], reversed[j] = reversed[j], reversed[i]
+	}
+	Assign(reversed)
+	for i := range fs {
+		if fs[i].Change != reversed[len(fs)-1-i].Change || len(fs[i].Change) != 12 {
+			t.Errorf("finding %d: ID %q, in reverse order %q", i, fs[i].Change, reversed[len(fs)-1-i].Change)
+		}
+	}
+	gs := Groups(fs)
+	var sizes []int
+	for _, g := range gs {
+		sizes = append(sizes, len(g.Places))
+	}
+	if want := []int{2, 1, 1, 1, 1, 1, 1, 1}; !reflect.DeepEqual(sizes, want) {
+		t.Fatalf("group sizes %v, want %v", sizes, want)
+	}
+	g := gs[0]
+	if g.First() != &fs[0] || g.Count() != 3 {
+		t.Errorf("first %v, count %d", g.First(), g.Count())
+	}
+	if got, want := g.Where(), "3 places; .spec.…[*].image (2 paths); versions v1, v2; 3 copies: bundle/w.yaml, config/crd/w.yaml, deploy/w.yaml"; got != want {
+		t.Errorf("Where = %q, want %q", got, want)
+	}
+	if got := gs[1].Where(); got != "" {
+		t.Errorf("one place: Where = %q", got)
+	}
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// A pod template type embedded at six paths, in two versions, in two copies of the CRD (a
+// bundle beside config/crd) lowers one maxLength: the text shows it once, counted and
+// collapsed, within 30 lines; the JSON keeps all 24 places under one change ID.
+func TestOneChangeManyPlaces(t *testing.T) {
+	t.Chdir("../../testdata/report/shared")
+	for _, c := range []struct{ format, golden string }{
+		{"text", "report.txt"}, {"json", "report.json"}, {"markdown", "report.md"}, {"changelog", "changelog.md"},
+		{"verbose", "report-verbose.txt"},
+	} {
+		args := []string{"diff", "--format", c.format, "old", "new"}
+		if c.format == "verbose" {
+			args = []string{"diff", "--verbose", "--show-info", "old", "new"}
+		}
+		code, out, errOut := runCLI(t, args...)
+		if code != exitFindings || errOut != "" {
+			t.Fatalf("%s: exit %d, stderr %q", c.format, code, errOut)
+		}
+		golden(t, c.golden, []byte(out))
+		switch c.format {
+		case "text":
+			if n := strings.Count(out, "\n"); n > 30 {
+				t.Errorf("text report has %d lines", n)
+			}
+		case "json":
+			var doc struct {
+				Findings []struct{ Rule, Change string }
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			places := map[string]int{}
+			for _, f := range doc.Findings {
+				if f.Rule == "max-decreased" {
+					places[f.Change]++
+				}
+			}
+			if len(doc.Findings) != 28 || len(places) != 1 {
+				t.Errorf("%d findings, max-decreased in changes %v; want 28 findings, 24 of them one change", len(doc.Findings), places)
+			}
+			for id, n := range places {
+				if n != 24 || len(id) != 12 {
+					t.Errorf("change %q at %d places, want 24", id, n)
+				}
+			}
+		}
+	}
+}
+
+// golden compares got with the file of that name in the working directory (-update rewrites it).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(name, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n%s", name, got)
+	}
+}
+
+// Release notes of real releases (copied from the shared corpus): Flux's Bucket gains v1 and
+// deprecates v1beta2 with a warning; Flux's Kustomization drops v1beta2, acknowledged by an
+// ignore entry whose reason the notes quote; Gateway API's Gateway adds CEL rules in two versions.
+func TestChangelogGolden(t *testing.T) {
+	for _, dir := range []string{"flux-buckets-v1.3.0-v1.4.0", "flux-kustomizations-v1.7.0-v1.8.0", "gateway-api-gateways-v0.7.0-v0.8.0"} {
+		t.Run(dir, func(t *testing.T) {
+			t.Chdir("../../testdata/changelog/" + dir)
+			_, out, errOut := runCLI(t, "diff", "--format", "changelog", "old.yaml", "new.yaml")
+			if errOut != "" {
+				t.Fatalf("stderr %q", errOut)
+			}
+			golden(t, "changelog.md", []byte(out))
+		})
+	}
+}

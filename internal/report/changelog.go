@@ -1,0 +1,277 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/crdguard/crdguard/internal/change"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// additions are the safe changes a changelog lists as added: fields, versions, printer columns,
+// enum values and the like. The other safe changes are loosenings, except descriptions.
+var additions = map[string]bool{
+	"crd-added": true, "names-added": true, "version-added": true, "field-added": true, "enum-value-added": true,
+	"printer-columns-changed": true, "selectable-field-added": true, "subresource-added": true, "conversion-webhook-added": true,
+	"preserve-unknown-fields-added": true, "int-or-string-added": true, "additional-properties-added": true,
+}
+
+// notInChangelog are changes release notes leave out: they change no behaviour.
+var notInChangelog = map[string]bool{"description-changed": true, "validation-message-changed": true}
+
+// section is one heading of a version's notes, in the order they are written.
+type section int
+
+const (
+	breaking section = iota
+	acknowledged
+	toReview
+	deprecations
+	added
+	loosened
+	sections
+)
+
+var sectionTitles = [sections]string{"Breaking changes", "Acknowledged breaking changes", "Changes to review", "Deprecations", "Additions", "Loosenings"}
+
+// entry is one change in a changelog, with the reasons it was acknowledged.
+type entry struct {
+	g       change.Group
+	reasons []string
+}
+
+// Changelog writes Markdown release notes: per CRD, and within it per set of versions a change
+// is in, the breaking changes first, then those acknowledged (with the reasons of the ignore
+// entries, or the pull request's label), changes to review, deprecations, additions and
+// loosenings, each change once with its places counted. Text from the CRDs is escaped.
+func Changelog(w io.Writer, r Report) error {
+	var b strings.Builder
+	b.WriteString("# CRD changes\n\n")
+	if r.Compared != nil {
+		fmt.Fprintf(&b, "%s.\n\n", Escape(upperFirst(r.Compared.Line())))
+	}
+	// The findings ignore entries dropped are changes of their own (a change ignored in one
+	// version stays breaking in the others), with the entries' reasons.
+	fs := append([]finding.Finding{}, r.Findings...)
+	reasons := map[string][]string{}
+	for _, a := range r.Acknowledged {
+		f := a.Finding
+		f.Change = change.ID(&f) + "-acknowledged"
+		if !slices.Contains(reasons[f.Change], a.Reason) {
+			reasons[f.Change] = append(reasons[f.Change], a.Reason)
+		}
+		fs = append(fs, f)
+	}
+	crds := byCRD(fs, finding.Info)
+	if len(crds) == 0 {
+		b.WriteString("No changes to the CRDs.\n")
+	}
+	v := r.verdict()
+	for _, c := range crds {
+		notes := map[string]*[sections][]entry{}
+		for _, g := range c.Groups {
+			f := g.First()
+			if notInChangelog[f.Rule] || reasons[g.ID] != nil && f.Severity == finding.Info {
+				continue
+			}
+			sec := sectionOf(f, reasons[g.ID] != nil)
+			key := strings.Join(g.Versions(), ", ")
+			if notes[key] == nil {
+				notes[key] = &[sections][]entry{}
+			}
+			notes[key][sec] = append(notes[key][sec], entry{g: g, reasons: reasons[g.ID]})
+		}
+		if len(notes) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "## %s\n", orDash(Escape(c.CRD), "(unnamed document)"))
+		keys := make([]string, 0, len(notes))
+		for k := range notes {
+			keys = append(keys, k)
+		}
+		// The CRD-wide changes (no version) first, then changes in more versions, then the
+		// newest versions, as Kubernetes orders them (v1, v1beta2, v1beta1, v1alpha1).
+		slices.SortFunc(keys, func(a, b string) int {
+			if a == "" || b == "" {
+				return strings.Compare(a, b)
+			}
+			if na, nb := strings.Count(a, ","), strings.Count(b, ","); na != nb {
+				return nb - na
+			}
+			fa, _, _ := strings.Cut(a, ", ")
+			fb, _, _ := strings.Cut(b, ", ")
+			if c := version.CompareKubeAwareVersionStrings(fa, fb); c != 0 {
+				return -c
+			}
+			return strings.Compare(a, b)
+		})
+		for _, k := range keys {
+			if k == "" {
+				k = "All versions"
+			}
+			fmt.Fprintf(&b, "\n### %s\n", Escape(k))
+			for sec, es := range notes[orEmpty(k)] {
+				if len(es) == 0 {
+					continue
+				}
+				title := sectionTitles[sec]
+				if section(sec) == breaking && v.Acknowledged {
+					title += " (acknowledged with the label " + Escape(v.Label) + ")"
+				}
+				fmt.Fprintf(&b, "\n#### %s\n\n", title)
+				for _, e := range es {
+					b.WriteString(changelogItem(&e))
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+func orEmpty(k string) string {
+	if k == "All versions" {
+		return ""
+	}
+	return k
+}
+
+// sectionOf picks where a change goes.
+func sectionOf(f *finding.Finding, acked bool) section {
+	switch {
+	case acked:
+		return acknowledged
+	case f.Severity == finding.Error:
+		return breaking
+	case f.Severity == finding.Warning:
+		return toReview
+	case f.Rule == "deprecation-changed" && string(f.After) == "true":
+		return deprecations
+	case additions[f.Rule]:
+		return added
+	}
+	return loosened
+}
+
+// changelogItem is one list item: what changed (the message without the advice and the
+// witness), the rule, and where else the change is.
+func changelogItem(e *entry) string {
+	f := e.g.First()
+	s := fmt.Sprintf("- %s (`%s`", prose(what(f.Message)), f.Rule)
+	if where := e.g.Where(); where != "" {
+		s += "; at " + words(where)
+	}
+	s += ")"
+	if len(e.reasons) > 0 {
+		quoted := make([]string, len(e.reasons))
+		for i, r := range e.reasons {
+			quoted[i] = "“" + Escape(r) + "”"
+		}
+		s += ": " + strings.Join(quoted, "; ")
+	}
+	return s + "\n"
+}
+
+// what is the part of a message that says what changed: messages go on, after a colon, with a
+// witness, why it breaks and what to do, which release notes leave to the review. The colon is
+// the first outside quotes and parentheses (a CEL rule or a path may hold one).
+func what(msg string) string {
+	depth, quoted := 0, false
+	for i := 0; i+1 < len(msg); i++ {
+		switch c := msg[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth = max(0, depth-1)
+		case c == ':' && msg[i+1] == ' ' && depth == 0:
+			return msg[:i]
+		}
+	}
+	return msg
+}
+
+// prose writes a message for release notes: quoted text (a CEL rule, a value) and paths as code
+// spans, which GitHub shows as they are and never turns into links, mentions or HTML, and the
+// rest escaped.
+func prose(msg string) string {
+	var b strings.Builder
+	for msg != "" {
+		i := strings.IndexByte(msg, '"')
+		if i < 0 {
+			b.WriteString(words(msg))
+			break
+		}
+		b.WriteString(words(msg[:i]))
+		end := i + 1
+		for end < len(msg) && msg[end] != '"' {
+			if msg[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		if end >= len(msg) { // no closing quote: the rest is plain text
+			b.WriteString(Escape(msg[i:]))
+			break
+		}
+		quoted := msg[i+1 : end]
+		if u, err := strconv.Unquote(msg[i : end+1]); err == nil { // messages quote with %q
+			quoted = u
+		}
+		if quoted == "" {
+			quoted = `""` // the empty string, which an empty code span would not show
+		}
+		b.WriteString(CodeSpan(quoted))
+		msg = msg[end+1:]
+	}
+	return b.String()
+}
+
+// words escapes text, writing the words that are paths (.spec.x[*]) as code spans.
+func words(s string) string {
+	parts := strings.Split(s, " ")
+	for i, w := range parts {
+		core := strings.TrimRight(w, ",;:)")
+		if len(core) > 1 && core[0] == '.' && core[1] != '.' && core[1] != ' ' {
+			parts[i] = CodeSpan(core) + Escape(w[len(core):])
+		} else {
+			parts[i] = Escape(w)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// CodeSpan writes s as inline code: delimited by more backticks than any run inside it, and
+// padded when it starts or ends with one; line breaks and other control characters become spaces.
+func CodeSpan(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}

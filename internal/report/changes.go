@@ -1,0 +1,169 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/change"
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Verdict is what a run concluded, for the last line of the reports people read.
+type Verdict struct {
+	// Fails says findings are at or above the fail-on threshold.
+	Fails bool
+	// Acknowledged says the pull request carries Label, so a failing run passes.
+	Acknowledged bool
+	// Label is the acknowledgement label (acknowledgeLabel of the configuration).
+	Label string
+}
+
+// verdict is r's verdict, or one derived from its findings (errors fail) when the caller gave none.
+func (r *Report) verdict() Verdict {
+	if r.Verdict != nil {
+		return *r.Verdict
+	}
+	return Verdict{Fails: Summarize(*r).Error > 0}
+}
+
+// Line says what the run concluded and what to do about it.
+func (v Verdict) Line(s Summary) string {
+	word, advice := v.words(s, func(s string) string { return s })
+	return "verdict: " + word + " — " + advice
+}
+
+// words are the verdict, pass or fail, and what to do; esc is applied to the label, the only
+// text from the configuration.
+func (v Verdict) words(s Summary, esc func(string) string) (word, advice string) {
+	switch {
+	case v.Acknowledged:
+		return "pass", "the breaking changes are acknowledged by the label " + esc(v.Label)
+	case v.Fails:
+		label := "the acknowledgement label"
+		if v.Label != "" {
+			label = "the label " + esc(v.Label)
+		}
+		return "fail", "fix the changes above, or acknowledge them with " + label + " on the pull request (or an ignore entry with a reason in .crdguard.yaml)"
+	case s.Error+s.Warning > 0:
+		return "pass", "review the changes above"
+	}
+	return "pass", "no breaking CRD changes"
+}
+
+// crdChanges is one CRD's changes, most serious first.
+type crdChanges struct {
+	CRD    string
+	Groups []change.Group
+}
+
+// byCRD groups the findings at or above min by CRD and by change: the CRDs with errors first,
+// then by name; within a CRD errors before warnings before info, then by version and place.
+func byCRD(fs []finding.Finding, min finding.Severity) []crdChanges {
+	shown := make([]finding.Finding, 0, len(fs))
+	worst := map[string]finding.Severity{}
+	for _, f := range fs {
+		if f.Severity >= min {
+			shown = append(shown, f)
+			worst[f.CRD] = max(worst[f.CRD], f.Severity)
+		}
+	}
+	sort.SliceStable(shown, func(i, j int) bool {
+		a, b := &shown[i], &shown[j]
+		if a.CRD != b.CRD {
+			if worst[a.CRD] != worst[b.CRD] {
+				return worst[a.CRD] > worst[b.CRD]
+			}
+			return a.CRD < b.CRD
+		}
+		if a.Severity != b.Severity {
+			return a.Severity > b.Severity
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return finding.Less(a, b)
+	})
+	var out []crdChanges
+	for _, g := range change.Groups(shown) {
+		if n := len(out); n == 0 || out[n-1].CRD != g.First().CRD {
+			out = append(out, crdChanges{CRD: g.First().CRD})
+		}
+		out[len(out)-1].Groups = append(out[len(out)-1].Groups, g)
+	}
+	return out
+}
+
+// severityNoun names the changes of a severity in tallies.
+var severityNoun = map[finding.Severity]string{finding.Error: "breaking change", finding.Warning: "warning", finding.Info: "safe change"}
+
+// Tally counts changes and places by severity, most serious first: "1 breaking change at 24
+// places in 2 copies, 1 warning". Severities without changes are left out unless always says
+// otherwise.
+func Tally(gs []change.Group, always ...finding.Severity) string {
+	var parts []string
+	for _, sev := range []finding.Severity{finding.Error, finding.Warning, finding.Info} {
+		// Copies are counted per change: a base file and a head file are one copy, the most
+		// copies one change is in are the copies of the tally.
+		n, places, copies := 0, 0, 0
+		for i := range gs {
+			if gs[i].First().Severity != sev {
+				continue
+			}
+			n++
+			places += gs[i].Count()
+			copies = max(copies, len(gs[i].Files()))
+		}
+		if n == 0 && !contains(always, sev) {
+			continue
+		}
+		s := Count(n, severityNoun[sev])
+		if places > n {
+			s += " at " + change.Places(places)
+			if copies > 1 {
+				s += " in " + change.Copies(copies)
+			}
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func contains(ss []finding.Severity, s finding.Severity) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Counts tallies r's breaking changes and warnings, with their places, for titles: "2 breaking
+// changes at 24 places, 0 warnings".
+func Counts(r Report) string {
+	return Tally(allGroups(byCRD(r.Findings, finding.Warning)), finding.Error, finding.Warning)
+}
+
+// allGroups are the changes of every CRD.
+func allGroups(cs []crdChanges) []change.Group {
+	var out []change.Group
+	for _, c := range cs {
+		out = append(out, c.Groups...)
+	}
+	return out
+}
+
+// placeLine is one place of a change: version, path and file:line.
+func placeLine(f *finding.Finding) string {
+	parts := []string{}
+	for _, p := range []string{f.Version, f.Path} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	parts = append(parts, fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line))
+	if also := AlsoIn(*f); also != "" {
+		parts = append(parts, "also "+also)
+	}
+	return strings.Join(parts, " ")
+}
