@@ -11,7 +11,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/source"
 	"github.com/crdguard/crdguard/internal/validation"
 )
@@ -173,5 +175,23 @@ func TestStoredRatchetingMatchesServer(t *testing.T) {
 				t.Fatal("no stored object fails head")
 			}
 		})
+	}
+}
+
+// TestStoredFindingsAreChangesOfTheirOwn: two stored objects failing at the same field are two
+// changes (internal/change), as two samples are: each names its own object.
+func TestStoredFindingsAreChangesOfTheirOwn(t *testing.T) {
+	dir := filepath.Join(casesDir, "stored-object-invalid/required-added")
+	fs, _ := runCase(t, dir)
+	var stored []finding.Finding
+	for _, f := range fs {
+		if f.Rule == "stored-object-invalid" {
+			g := f
+			g.Stored = &finding.ObjectRef{APIVersion: f.Stored.APIVersion, Kind: f.Stored.Kind, Namespace: f.Stored.Namespace, Name: "other"}
+			stored = append(stored, f, g)
+		}
+	}
+	if len(stored) != 2 || change.ID(&stored[0]) == change.ID(&stored[1]) {
+		t.Fatalf("%d stored findings, change IDs equal: %v", len(stored), len(stored) == 2)
 	}
 }
