@@ -67,6 +67,7 @@ type inputs struct {
 	changelog                         string // also write the changelog (Markdown release notes) here
 	paths, baselines                  []string
 	checkRun                          bool
+	cluster                           clusterInputs
 }
 
 // readInputs reads the inputs. The token, check-name and check-run are read even when another
@@ -88,6 +89,9 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		return in, fmt.Errorf("input check-run: %q is not allowed (allowed: true, false)", v)
 	}
 	var err error
+	if in.cluster, err = readClusterInputs(gha); err != nil {
+		return in, err
+	}
 	if in.failOn, err = policy.ParseFailOn(orDefault(gha.GetInput("fail-on"), "error")); err != nil {
 		return in, fmt.Errorf("input fail-on: %w", err)
 	}
@@ -322,10 +326,16 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	r.target.head = head.Hash.String()
 	r.startCheck(ctx, r.target.head)
 	pub := r.pub
-	res, err := check.Git(repo, check.GitOptions{
+	opts := check.GitOptions{
 		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
-	})
+	}
+	stop, err := in.cluster.apply(ctx, &opts)
+	if err != nil {
+		return 0, err
+	}
+	defer stop()
+	res, err := check.Git(repo, opts)
 	if err != nil {
 		return 0, err
 	}

@@ -36,9 +36,12 @@ func ID(f *finding.Finding) string {
 	}
 	// A finding about an object (a sample, a stored object) is about that object and the error
 	// the server gave for it: never the same change as another object's.
-	object := ""
-	if f.Object != "" {
-		object = f.Object + "\x00" + f.Subject + "\x00" + f.Location.File
+	object := f.Object
+	if f.Stored != nil {
+		object = f.Stored.APIVersion + " " + f.Stored.String()
+	}
+	if object != "" {
+		object += "\x00" + f.Subject + "\x00" + f.Location.File
 	}
 	for _, part := range []string{f.Rule, f.CRD, f.Severity.String(), f.Baseline, version, Shape(f.Path),
 		compact(f.Before), compact(f.After), object} {

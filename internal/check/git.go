@@ -30,6 +30,9 @@ type GitOptions struct {
 	// Cluster, when set, reads the installed CRDs of these names (kube://); they are compared
 	// with head like a baseline named "cluster", and their status.storedVersions count as stored.
 	Cluster func(names []string) (*source.Tree, error)
+	// Stored, when set with Cluster, checks the objects the cluster stores (live, its CRDs)
+	// against head: see Stored.
+	Stored func(live, head *source.Tree) (Result, error)
 	// KubernetesVersion is the minor of the oldest Kubernetes the CRDs must install on (see
 	// rules.Options).
 	KubernetesVersion uint
@@ -93,6 +96,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		cmp *source.Comparison
 	}
 	var baselines []baseline
+	var objects Result // the cluster's stored objects
 	stored := map[string][]string{}
 	for _, ref := range o.Baselines {
 		c, err := repo.Commit(ref)
@@ -136,6 +140,11 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			return nil, err
 		}
 		baselines = append(baselines, baseline{"cluster", &source.Comparison{Old: live, New: main.New}})
+		if o.Stored != nil {
+			if objects, err = o.Stored(live, main.New); err != nil {
+				return nil, err
+			}
+		}
 		for _, c := range live.CRDs {
 			stored[c.Name] = append(stored[c.Name], c.Object.Status.StoredVersions...)
 		}
@@ -180,6 +189,11 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	for _, f := range objects.Findings {
+		f.Baseline = "cluster"
+		res.Findings = append(res.Findings, f)
+	}
+	res.Notices = append(res.Notices, objects.Notices...)
 	res.CRDs = len(compared) // a baseline can compare CRDs the merge base does not touch
 	for name := range working {
 		res.Working = append(res.Working, name)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -43,6 +44,15 @@ func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 		}
 	}
 	res := Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	if data, err := os.ReadFile(filepath.Join(dir, "stored.yaml")); err == nil {
+		// A case's stored.yaml holds the objects a cluster stores, old.yaml its CRD.
+		stored, err := Stored(context.Background(), old, new, StoredOptions{Lister: storedFile(data), KubernetesVersion: cfg.KubernetesMinor()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Findings = append(res.Findings, stored.Findings...)
+		finding.Sort(res.Findings)
+	}
 	out := cfg.Apply(res.Findings)
 	prefix := filepath.ToSlash(dir) + "/"
 	for i := range out.Findings {

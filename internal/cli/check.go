@@ -68,7 +68,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
 	}
 	if *useCluster {
-		opts.Cluster = func(names []string) (*source.Tree, error) { return readClusterCRDs(*cluster, names) }
+		if err := cluster.validate(); err != nil {
+			return c.fail(err)
+		}
+		conn, err := source.Connect(cluster.Cluster)
+		if err != nil {
+			return c.fail(err)
+		}
+		ctx, cancel := source.WithClusterTimeout(context.Background())
+		defer cancel()
+		opts.Cluster = func(names []string) (*source.Tree, error) { return conn.ReadCRDs(ctx, names) }
+		opts.Stored = func(live, head *source.Tree) (check.Result, error) {
+			return check.Stored(ctx, live, head, cluster.stored(conn, cfg))
+		}
 	}
 	res, err := check.Git(repo, opts)
 	if err != nil {
@@ -94,22 +106,4 @@ func behindNotice(res *check.GitResult, base string) string {
 		n = "at least " + n
 	}
 	return fmt.Sprintf("comparing with merge base %s, %s behind %s; --baseline %s compares with %s itself", res.MergeBase[:12], n, base, base, base)
-}
-
-// readClusterCRDs reads the installed CRDs of these names; one the cluster does not have is
-// simply new there.
-func readClusterCRDs(cluster source.Cluster, names []string) (*source.Tree, error) {
-	live := &source.Tree{}
-	for _, n := range names {
-		t, err := source.ReadCluster(context.Background(), cluster, n)
-		if err != nil {
-			if errors.Is(err, source.ErrNotInstalled) {
-				continue
-			}
-			return nil, err
-		}
-		live.CRDs = append(live.CRDs, t.CRDs...)
-		live.Problems = append(live.Problems, t.Problems...)
-	}
-	return live, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -149,4 +150,72 @@ func waitEstablished(t *testing.T, s *oracle.Server, name string) {
 		oracle.Pause()
 	}
 	t.Fatalf("CRD %s not established", name)
+}
+
+// TestClusterMetadataIsNotInvalid: the installed CRD carries what the server sets (uid,
+// creationTimestamp, resourceVersion, generation, managedFields, status) and a file does not;
+// the API server keeps those on update, so comparing the two reports only the schema change —
+// no invalid-crd about immutable metadata — in diff kube:// and in check --cluster.
+func TestClusterMetadataIsNotInvalid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts etcd and an API server")
+	}
+	s := oracle.Start(t)
+	kubeconfig := s.Kubeconfig(t)
+	crd := widgetCRD(map[string]apiextv1.JSONSchemaProps{"size": {Type: "integer"}})
+	if _, err := s.CRDs.ApiextensionsV1().CustomResourceDefinitions().Create(context.Background(), crd.DeepCopy(), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEstablished(t, s, crd.Name)
+	head := widgetCRD(map[string]apiextv1.JSONSchemaProps{"size": {Type: "integer"}, "name": {Type: "string"}})
+	newFile := writeCRD(t, t.TempDir(), head)
+	want := []string{"field-added info v1 .spec.name"}
+
+	code, out, stderr := runCLI(t, "diff", "--format", "json", "--kubeconfig", kubeconfig, "kube://"+crd.Name, newFile)
+	if got, _ := storedReport(t, out); code != 0 || stderr != "" || !slices.Equal(got, want) {
+		t.Errorf("diff kube://: exit %d, findings %q, want %q\n%s", code, got, want, stderr)
+	}
+
+	repo := gittest.New(t)
+	repo.Write("config/crd/widgets.yaml", crdYAML(t, crd))
+	repo.Branch("main", repo.Commit("base"))
+	repo.Write("config/crd/widgets.yaml", crdYAML(t, head))
+	repo.Commit("add .spec.name")
+	code, out, stderr = runCLI(t, "check", "--format", "json", "--repo", repo.Dir, "--base", "main", "--cluster", "--kubeconfig", kubeconfig)
+	if got, _ := storedReport(t, out); code != 0 || stderr != "" || !slices.Equal(got, want) {
+		t.Errorf("check --cluster: exit %d, findings %q, want %q\n%s", code, got, want, stderr)
+	}
+}
+
+// widgetCRD is a namespaced Widget CRD served and stored as v1, whose spec has these properties.
+func widgetCRD(spec map[string]apiextv1.JSONSchemaProps) *apiextv1.CustomResourceDefinition {
+	return &apiextv1.CustomResourceDefinition{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"},
+		ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.com"},
+		Spec: apiextv1.CustomResourceDefinitionSpec{
+			Group: "example.com", Scope: apiextv1.NamespaceScoped,
+			Names: apiextv1.CustomResourceDefinitionNames{Kind: "Widget", ListKind: "WidgetList", Plural: "widgets", Singular: "widget"},
+			Versions: []apiextv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+				Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{
+					"spec": {Type: "object", Properties: spec}}}}}},
+		},
+	}
+}
+
+func crdYAML(t *testing.T, c *apiextv1.CustomResourceDefinition) []byte {
+	t.Helper()
+	data, err := yaml.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func writeCRD(t *testing.T, dir string, c *apiextv1.CustomResourceDefinition) string {
+	t.Helper()
+	path := filepath.Join(dir, c.Spec.Names.Plural+".yaml")
+	if err := os.WriteFile(path, crdYAML(t, c), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -164,14 +164,6 @@ func newCommand(name string, stdout, stderr io.Writer) *command {
 	return c
 }
 
-// clusterFlags registers --kubeconfig and --context, saying what they are for.
-func (c *command) clusterFlags(forWhat string) *source.Cluster {
-	var cl source.Cluster
-	c.fs.StringVar(&cl.Kubeconfig, "kubeconfig", "", "kubeconfig for "+forWhat+" (default: KUBECONFIG or ~/.kube/config)")
-	c.fs.StringVar(&cl.Context, "context", "", "kubeconfig context for "+forWhat)
-	return &cl
-}
-
 // parse parses the flags; when it returns ok false the command ends with code.
 func (c *command) parse(args []string) (pos []string, code int, ok bool) {
 	pos, err := parseInterspersed(c.fs, args)
@@ -228,7 +220,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	old, err := readOld(pos[0], *cluster)
+	if err := cluster.validate(); err != nil {
+		return c.fail(err)
+	}
+	ctx, cancel := source.WithClusterTimeout(context.Background())
+	defer cancel()
+	old, live, err := readOld(ctx, pos[0], cluster.Cluster)
 	if err != nil {
 		return c.fail(err)
 	}
@@ -237,6 +234,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return c.fail(err)
 	}
 	res := check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	if live != nil {
+		stored, err := check.Stored(ctx, old, new, cluster.stored(live, cfg))
+		if err != nil {
+			return c.fail(err)
+		}
+		res = merged(res, stored)
+	}
 	check.DirSources(&res, old, new)
 	return c.finish(cfg, res, nil)
 }
@@ -253,12 +257,4 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		return exitTool
 	}
 	return exitOK
-}
-
-// readOld reads the old side of diff: a file, a directory, or kube://NAME from a cluster.
-func readOld(arg string, cluster source.Cluster) (*source.Tree, error) {
-	if name, ok := source.IsKube(arg); ok {
-		return source.ReadCluster(context.Background(), cluster, name)
-	}
-	return source.ReadPath(arg, false)
 }

@@ -131,6 +131,9 @@ type Finding struct {
 	// lines use it, so they all agree. nil where no head line exists (a file deleted by the
 	// change) or nothing placed the finding (diff mode).
 	Head *HeadLine `json:"head,omitempty"`
+	// Stored names the cluster object a stored-object finding is about; JSON writes it as
+	// "object" (DESIGN §6), in place of the sample's string.
+	Stored *ObjectRef `json:"-"`
 	// Subject tells apart findings of one rule at one path: a sample's object and error, a CEL
 	// rule's text (a node can gain two rules). It enters the key and fingerprints.
 	Subject string `json:"-"`
@@ -139,6 +142,35 @@ type Finding struct {
 	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL
 	// rule using oldSelf); the policy decides what to do with it.
 	Ratchetable bool `json:"-"`
+}
+
+// ObjectRef names an object stored in a cluster.
+type ObjectRef struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+}
+
+// String is kind namespace/name (kind name for a cluster-scoped object).
+func (o ObjectRef) String() string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// MarshalJSON writes the finding, with a stored object under "object" when there is one.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding // without this method
+	if f.Stored == nil {
+		return json.Marshal(plain(f))
+	}
+	// The outer field is shallower than plain's Object, so encoding/json writes it instead.
+	return json.Marshal(struct {
+		plain
+		Object *ObjectRef `json:"object"`
+	}{plain(f), f.Stored})
 }
 
 // Value encodes v as JSON for Before and After; nil stays JSON null.

@@ -79,10 +79,17 @@ func StartEtcd(t testing.TB) string {
 // test fixture, so tests that call it must not run in parallel.
 func Start(t *testing.T) *Server {
 	t.Helper()
+	return StartWithFlags(t)
+}
+
+// StartWithFlags is Start with more flags for the API server, which override its defaults: e.g.
+// --authorization-kubeconfig, to decide requests with a test's own authorization webhook.
+func StartWithFlags(t *testing.T, flags ...string) *Server {
+	t.Helper()
 	silenceLogs()
 	etcdURL := StartEtcd(t)
 	t.Setenv("KUBE_INTEGRATION_ETCD_URL", etcdURL)
-	stop, config, options, err := fixtures.StartDefaultServer(t, "--watch-cache=false")
+	stop, config, options, err := fixtures.StartDefaultServer(t, append([]string{"--watch-cache=false"}, flags...)...)
 	if err != nil {
 		t.Fatalf("starting the API server: %v", err)
 	}

@@ -81,11 +81,35 @@ func Update(old, new *crd.CRD) ([]Error, error) {
 	}
 	apiextensions.SetCRDCondition(o, apiextensions.CustomResourceDefinitionCondition{Type: apiextensions.Established, Status: apiextensions.ConditionTrue})
 	o.ResourceVersion, n.ResourceVersion, n.Generation = "1", "1", o.Generation
+	carryServerMetadata(n, o)
 	prepareCRDForUpdate(n, o)
 	skipUnchangedCEL(o, n)
 	skipRepeatedCEL(o)
 	skipRepeatedCEL(n)
 	return located(new, crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, n, o)), nil
+}
+
+// carryServerMetadata does what the API server does with the metadata it sets itself before it
+// validates an update (rest.BeforeUpdate): a file has no uid, creationTimestamp or deletion
+// fields, the installed CRD (kube://, or `kubectl get -o yaml`) has them, and an update that
+// leaves them out keeps the old ones rather than changing immutable fields. Managed fields are
+// the field manager's, which keeps the old ones too.
+func carryServerMetadata(n, o *apiextensions.CustomResourceDefinition) {
+	if n.UID == "" {
+		n.UID = o.UID
+	}
+	if !o.CreationTimestamp.IsZero() {
+		n.CreationTimestamp = o.CreationTimestamp
+	}
+	if o.DeletionTimestamp != nil {
+		n.DeletionTimestamp = o.DeletionTimestamp
+	}
+	if o.DeletionGracePeriodSeconds != nil && n.DeletionGracePeriodSeconds == nil {
+		n.DeletionGracePeriodSeconds = o.DeletionGracePeriodSeconds
+	}
+	if len(n.ManagedFields) == 0 {
+		n.ManagedFields = o.ManagedFields
+	}
 }
 
 func located(c *crd.CRD, errs field.ErrorList) []Error {

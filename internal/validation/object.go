@@ -55,8 +55,23 @@ type Version struct {
 // maxReaching is how many partial validators a Version builds before it compiles them all.
 const maxReaching = 2
 
+// NewQuietSchema is NewSchema without the CEL rules' messageExpressions, whose messages may
+// quote the object: for objects whose contents must not be shown (a cluster's stored objects).
+// The rules still run; a failing one reports its static message, or the rule itself.
+func NewQuietSchema(c *crd.CRD, version string) (*Schema, error) {
+	v, err := newVersion(c, version, true)
+	if err != nil {
+		return nil, err
+	}
+	return v.schema(v.Structural)
+}
+
 // NewVersion converts a version of a CRD; a version without a structural schema is an error.
 func NewVersion(c *crd.CRD, version string) (*Version, error) {
+	return newVersion(c, version, false)
+}
+
+func newVersion(c *crd.CRD, version string, quiet bool) (*Version, error) {
 	in, err := internal(c)
 	if err != nil {
 		return nil, err
@@ -64,6 +79,13 @@ func NewVersion(c *crd.CRD, version string) (*Version, error) {
 	v, err := apiextensions.GetSchemaForVersion(in, version)
 	if err != nil || v == nil || v.OpenAPIV3Schema == nil {
 		return nil, fmt.Errorf("%s %s has no schema", c.Name, version)
+	}
+	if quiet { // in is a fresh conversion: changing it changes nothing of c
+		walkSchema(v.OpenAPIV3Schema, func(x *apiextensions.JSONSchemaProps) {
+			for i := range x.XValidations {
+				x.XValidations[i].MessageExpression = ""
+			}
+		})
 	}
 	s, err := structuralschema.NewStructural(v.OpenAPIV3Schema)
 	if err != nil {
@@ -292,6 +314,12 @@ func (s *Schema) Create(obj map[string]any) Created {
 // update or a GitOps re-apply is) with ratcheting: errors in fields the update does not change
 // are forgiven, as Kubernetes ≥ 1.30 does.
 func (s *Schema) Update(obj, stored map[string]any) field.ErrorList {
+	return s.UpdateRatcheting(obj, stored, true)
+}
+
+// UpdateRatcheting is Update with validation ratcheting on or off (off: a cluster older than
+// Kubernetes 1.30, where every error of the object counts).
+func (s *Schema) UpdateRatcheting(obj, stored map[string]any, ratchet bool) field.ErrorList {
 	nu := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
 	s.AsSent(nu)
 	structuralpruning.Prune(nu.Object, s.structural, true)
@@ -304,7 +332,7 @@ func (s *Schema) Update(obj, stored map[string]any) field.ErrorList {
 	// An update names the version it replaces; the samples do not carry one.
 	nu.SetResourceVersion("1")
 	old.SetResourceVersion("1")
-	return s.validator.ValidateUpdate(context.Background(), nu, old)
+	return s.validator.ValidateUpdate(context.Background(), nu, old, ratchet)
 }
 
 // generatedSuffix stands for the five random characters the API server appends to generateName.
@@ -325,4 +353,45 @@ func (s *Schema) AsSent(u *unstructured.Unstructured) {
 // ErrorKey identifies an error independently of its wording, to compare two schemas' verdicts.
 func ErrorKey(e *field.Error) string {
 	return strings.Join([]string{e.Field, string(e.Type)}, "\x00")
+}
+
+// Ratchets reports whether validation ratcheting (Kubernetes ≥ 1.30) forgives this create error
+// on an update that leaves the value as it is but changes other fields of the object, as a
+// controller or a GitOps tool writing it does. It does not for required and type errors (a
+// structural change), nor for constraints that a not/oneOf/anyOf/allOf of an ancestor places on
+// the field: their errors belong to the ancestor, which the update changes (the server ratchets
+// per node, so a combinator of the field itself ratchets like any constraint; see the rules'
+// walker and TestStoredRatchetingMatchesServer).
+func (s *Schema) Ratchets(e *field.Error) bool {
+	if e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeTypeInvalid {
+		return false
+	}
+	node := s.structural
+	for _, seg := range crd.FieldPath(e.Field) {
+		if node == nil {
+			return true
+		}
+		if combines(node) {
+			return false
+		}
+		switch seg := seg.(type) {
+		case int:
+			node = node.Items
+		case string:
+			if p, ok := node.Properties[seg]; ok {
+				node = &p
+			} else if node.AdditionalProperties != nil {
+				node = node.AdditionalProperties.Structural
+			} else {
+				node = nil
+			}
+		}
+	}
+	return true
+}
+
+// combines reports whether a schema node carries not, oneOf, anyOf or allOf.
+func combines(s *structuralschema.Structural) bool {
+	vv := s.ValueValidation
+	return vv != nil && (vv.Not != nil || len(vv.AllOf)+len(vv.AnyOf)+len(vv.OneOf) > 0)
 }

@@ -96,21 +96,27 @@ func (v *crValidator) Validate(ctx context.Context, u *unstructured.Unstructured
 	return append(errs, v.celErrors(ctx, errs, u.Object, nil)...)
 }
 
-// ValidateUpdate checks an update, ratcheting what the update leaves unchanged.
-func (v *crValidator) ValidateUpdate(ctx context.Context, u, old *unstructured.Unstructured) field.ErrorList {
+// ValidateUpdate checks an update, ratcheting what the update leaves unchanged when ratchet is
+// set (Kubernetes ≥ 1.30).
+func (v *crValidator) ValidateUpdate(ctx context.Context, u, old *unstructured.Unstructured, ratchet bool) field.ErrorList {
 	if errs := v.typeMeta(u); len(errs) > 0 {
 		return errs
 	}
-	correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: v.structural})
+	var schemaOpts []apiservervalidation.ValidationOption
+	var celOpts []cel.Option
+	if ratchet {
+		correlated := common.NewCorrelatedObject(u.Object, old.Object, &model.Structural{Structural: v.structural})
+		schemaOpts, celOpts = []apiservervalidation.ValidationOption{apiservervalidation.WithRatcheting(correlated)}, []cel.Option{cel.WithRatcheting(correlated)}
+	}
 	var errs field.ErrorList
 	errs = append(errs, v.metadata(ctx, u, old)...)
-	errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.Object, old.Object, v.schema, apiservervalidation.WithRatcheting(correlated))...)
+	errs = append(errs, apiservervalidation.ValidateCustomResourceUpdate(nil, u.Object, old.Object, v.schema, schemaOpts...)...)
 	errs = append(errs, v.scaleErrors(u)...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
 	if oldErrs := structurallisttype.ValidateListSetsAndMaps(nil, v.structural, old.Object); len(oldErrs) == 0 {
 		errs = append(errs, structurallisttype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
 	}
-	return append(errs, v.celErrors(ctx, errs, u.Object, old.Object, cel.WithRatcheting(correlated))...)
+	return append(errs, v.celErrors(ctx, errs, u.Object, old.Object, celOpts...)...)
 }
 
 func (v *crValidator) typeMeta(u *unstructured.Unstructured) field.ErrorList {
