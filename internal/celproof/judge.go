@@ -425,12 +425,22 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 	if p, ok := j.programs[key]; ok {
 		return p
 	}
-	s := node.DeepCopy()
-	validation.ClearRules(s)
+	var rules []apiextv1.ValidationRule
 	for i, r := range node.XValidations {
-		if only >= 0 && i != only {
-			continue
+		if only < 0 || i == only {
+			rules = append(rules, r)
 		}
+	}
+	// The validator sees only what these rules read; a rule that does not parse will not
+	// compile either, and the whole node leaves that to the validator.
+	var s *structuralschema.Structural
+	if read, ok := j.readBy(rules, &constants{}); ok {
+		s = narrow(node, read)
+	} else {
+		s = node.DeepCopy()
+	}
+	validation.ClearRules(s)
+	for _, r := range rules {
 		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(len(s.XValidations)), "", "", nil
 		s.XValidations = append(s.XValidations, r)
 	}
