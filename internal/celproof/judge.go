@@ -114,7 +114,9 @@ type Judge struct {
 	versions [2]*validation.Version
 	err      error
 	programs map[string]*nodeProgram
-	parsed   map[string]*celast.AST
+	// results are the judgements made, by change, for every version sharing the judge.
+	results map[string]Result
+	parsed  map[string]*celast.AST
 	// repairs remembers, by node and kept fields, the value a repair found (nil: none).
 	repairs map[string]any
 	// named is the version examples are written for; version is the one validated (the same,
@@ -152,7 +154,7 @@ func (j *Judge) parse(rule string) (*celast.AST, bool) {
 
 // NewJudge prepares the judgement of one version present in both CRDs.
 func NewJudge(old, new *crd.CRD, version string) *Judge {
-	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}
+	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, results: map[string]Result{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}
 	j.versions[0], j.err = validation.NewVersion(old, version)
 	if j.err == nil {
 		j.versions[1], j.err = validation.NewVersion(new, version)
@@ -175,7 +177,29 @@ func (j *Judge) As(version string) *Judge {
 var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
 
 // Judge decides whether a changed or added rule rejects an object the old schema accepted.
-func (j *Judge) Judge(c Change) (res Result) {
+func (j *Judge) Judge(c Change) Result {
+	// Versions with the same schemas (see As) ask the same questions: each is judged once,
+	// and only the witnesses' apiVersion differs.
+	key, err := json.Marshal(c)
+	if err != nil {
+		return j.judge(c)
+	}
+	res, ok := j.results[string(key)]
+	if !ok {
+		res = j.judge(c)
+		j.results[string(key)] = res
+	}
+	if res.Example != nil {
+		res.Example = j.asNamed(copyValue(res.Example).(map[string]any))
+	}
+	if res.Stored != nil {
+		res.Stored = j.asNamed(copyValue(res.Stored).(map[string]any))
+	}
+	return res
+}
+
+// judge is Judge without the memo.
+func (j *Judge) judge(c Change) (res Result) {
 	if j.err != nil {
 		return Result{}
 	}
