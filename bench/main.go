@@ -1,8 +1,9 @@
 // Command bench runs crdguard and crdify (sigs.k8s.io/crdify v0.6.0, as a library) on every pair of
-// ../shared/corpus in one process and prints a side-by-side table. It is its own module so that
-// crdify never enters crdguard's dependencies.
+// ../shared/corpus, and on each of the hardest pairs of ../shared/perf alone, in one process and
+// prints side-by-side tables. It is its own module so that crdify never enters crdguard's
+// dependencies.
 //
-//	cd bench && go run . -corpus ../../shared/corpus
+//	cd bench && go run . -corpus ../../shared/corpus -perf ../../shared/perf
 package main
 
 import (
@@ -53,12 +54,20 @@ type measure struct {
 
 func main() {
 	corpus := flag.String("corpus", "../../shared/corpus", "the corpus folder (with pairs.tsv)")
+	perf := flag.String("perf", "../../shared/perf", "the hardest pairs for speed, each alone (<name>/{old,new}.yaml); empty: none")
 	runs := flag.Int("runs", 5, "alternating runs per tool; the best is reported")
 	flag.Parse()
 	pairs, err := load(*corpus)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
+	}
+	var hard []pair
+	if *perf != "" {
+		if hard, err = loadDirs(*perf); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
 	}
 	largest := pairs[0]
 	for _, p := range pairs {
@@ -114,11 +123,16 @@ func main() {
 
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s, %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), cpuModel())
 	fmt.Printf("corpus: %d pairs, %.1f MB; largest pair: %s (%.0f KB)\n\n", len(pairs), mb(pairs), largest.name, float64(len(largest.old)+len(largest.new))/1e3)
-	for _, set := range []struct {
+	type set struct {
 		title string
 		pairs []pair
 		times int
-	}{{"whole corpus", pairs, 1}, {"largest pair alone (x20)", []pair{largest}, 20}} {
+	}
+	sets := []set{{"whole corpus", pairs, 1}, {"largest pair alone (x20)", []pair{largest}, 20}}
+	for _, p := range hard { // each run starts cold, as a process of its own would
+		sets = append(sets, set{p.name + " alone", []pair{p}, 1})
+	}
+	for _, set := range sets {
 		results := make([]measure, len(tools))
 		for i := range results {
 			results[i].best = time.Duration(1<<63 - 1)
@@ -236,6 +250,28 @@ func load(root string) ([]pair, error) {
 		pairs = append(pairs, pair{name: strings.Join(c[:4], " "), old: o, new: n})
 	}
 	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].name < pairs[j].name })
+	return pairs, nil
+}
+
+// loadDirs reads the pairs of a folder of <name>/{old,new}.yaml, by name.
+func loadDirs(root string) ([]pair, error) {
+	olds, err := filepath.Glob(filepath.Join(root, "*", "old.yaml"))
+	if err != nil || len(olds) == 0 {
+		return nil, fmt.Errorf("reading the pairs of %s: none found (%v)", root, err)
+	}
+	var pairs []pair
+	for _, o := range olds {
+		dir := filepath.Dir(o)
+		old, err := os.ReadFile(o)
+		if err != nil {
+			return nil, err
+		}
+		n, err := os.ReadFile(filepath.Join(dir, "new.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, pair{name: filepath.Base(dir), old: old, new: n})
+	}
 	return pairs, nil
 }
 
