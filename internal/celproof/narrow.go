@@ -16,13 +16,14 @@ import (
 // the same way) and every required property whole: a required property without a default counts
 // in the object's smallest serialized size, from which the cost estimator bounds the items of a
 // list without maxItems — drop it and a rule's estimated cost, and so whether it compiles, could
-// change. A value the rules use as a whole (compare, measure, pass to a function) or read as a
+// change. A value the rules use as a whole (compare, pass to a function, index) or read as a
 // map, a node with allOf (the validator runs the rules of allOf branches' properties against the
 // node's own properties) and a dropped property with allOf below it are kept whole. Everything
 // else of a node (type, nullable, list type, value validations) is kept: the value conversion
 // and the cost estimator read it. A field the rules never name is invisible to them (looking up
 // a field the schema does not declare finds nothing), so an object is judged alike with or
-// without it.
+// without it. A list the rules only measure (size()) keeps its items' required properties: its
+// length is all they see.
 func narrow(s *structuralschema.Structural, read *refNode) *structuralschema.Structural {
 	return narrowed(s, read).DeepCopy()
 }
@@ -30,7 +31,7 @@ func narrow(s *structuralschema.Structural, read *refNode) *structuralschema.Str
 // narrowed builds the narrowed tree, sharing the subtrees it keeps whole with s (narrow copies
 // it before anyone can change it).
 func narrowed(s *structuralschema.Structural, read *refNode) *structuralschema.Structural {
-	if s == nil || read.value || s.ValueValidation != nil && len(s.ValueValidation.AllOf) > 0 {
+	if s == nil || read.whole || s.ValueValidation != nil && len(s.ValueValidation.AllOf) > 0 {
 		return s
 	}
 	out := *s

@@ -42,6 +42,12 @@ properties:
         name: {type: string, maxLength: 253}
         port: {type: integer}
         host: {type: string}
+        subs:
+          type: array
+          items:
+            type: object
+            properties:
+              z: {type: integer}
   labels:
     type: object
     additionalProperties: {type: string, maxLength: 63}
@@ -131,9 +137,13 @@ func TestNarrow(t *testing.T) {
 		{"a list tested for presence keeps the items' required fields", []string{"!has(self.list) || has(self.size)"},
 			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name", ".size"}},
 		{"an indexed list is whole", []string{"self.list[0].port > 0"},
-			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port"}},
-		{"a measured list is whole", []string{"size(self.list) < 3"},
-			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port"}},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].z"}},
+		{"a measured list keeps its items' required fields", []string{"size(self.list) < 3 && self.list.size() > 0"},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name"}},
+		{"a measured and compared list is whole", []string{"size(self.list) < 3 || self.list == oldSelf.list"},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].z"}},
+		{"a loop over a loop variable's list keeps that list whole", []string{"self.list.exists(i, i.port > 0 && i.subs.all(s, s.z == 1))"},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].z"}},
 		{"a map whose keys are read is whole", []string{"self.labels.all(k, k != 'x')"},
 			[]string{"", ".guarded", ".guarded.x", ".kind", ".labels", ".labels.*"}},
 		{"a field with allOf is whole", []string{"self.guarded.x != 'y'"},
@@ -162,7 +172,7 @@ func TestNarrowJudgesAlike(t *testing.T) {
 		{},
 		{"kind": "k", "mode": "a", "size": int64(2)},
 		{"kind": "k", "nested": map[string]any{"deep": "x", "other": int64(1)}},
-		{"kind": "k", "list": []any{map[string]any{"name": "n", "port": int64(0)}, map[string]any{"name": "m", "port": int64(3), "host": "h"}}},
+		{"kind": "k", "list": []any{map[string]any{"name": "n", "port": int64(0)}, map[string]any{"name": "m", "port": int64(3), "host": "h", "subs": []any{map[string]any{"z": int64(1)}}}}},
 		{"kind": "k", "labels": map[string]any{"x": "1", "y": "2"}, "guarded": map[string]any{"x": "y"}},
 		{"kind": "k", "mode": "b", "guarded": map[string]any{"x": "zz"}},
 	}
@@ -174,7 +184,10 @@ func TestNarrowJudgesAlike(t *testing.T) {
 		"!has(self.list) || has(self.size)",
 		"self.list[0].port > 0",
 		"size(self.list) < 2",
+		"self.list.size() < 2 && size(self.labels) > 1",
+		"size(self.list) < 2 || self.list == oldSelf.list",
 		"self.labels.all(k, k != 'x')",
+		"self.list.exists(i, i.port > 0 && i.subs.all(s, s.z == 1))",
 		"self.guarded.x != 'y'",
 		"self.kind == 'k' && (!has(self.size) || self.size > 1)",
 		"self.nested.undeclared == 1",

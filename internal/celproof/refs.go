@@ -15,6 +15,9 @@ import (
 type refNode struct {
 	// value: the value is used as a whole (compared, measured, passed to a function).
 	value bool
+	// whole: used as a whole other than by size(), so that what it holds matters and not only
+	// its length (see narrow).
+	whole bool
 	// fields are selected (self.a) or presence-tested (has(self.a)) children.
 	fields map[string]*refNode
 	// elem is what is read of each item (list) or value (map) a comprehension visits.
@@ -168,7 +171,7 @@ func use(e ast.NavigableExpr, r *refNode) {
 	for {
 		p, ok := e.Parent()
 		if !ok {
-			r.value = true
+			r.value, r.whole = true, true
 			return
 		}
 		switch p.Kind() {
@@ -190,13 +193,31 @@ func use(e ast.NavigableExpr, r *refNode) {
 					continue
 				}
 			}
+			if c.FunctionName() == "size" && (c.IsMemberFunction() && c.Target().ID() == e.ID() || !c.IsMemberFunction() && len(args) == 1 && args[0].ID() == e.ID()) {
+				r.value = true // measured: its length matters, not what it holds
+				return
+			}
 		case ast.ComprehensionKind:
 			if p.AsComprehension().IterRange().ID() == e.ID() {
-				r.element() // the loop variables record what they read
+				r.element() // the loop variables record what they read…
+				if !rooted(e) {
+					// …unless the range starts at another loop's variable (b.filters in
+					// self.refs.all(b, b.filters.all(f, …))): resolve cannot follow it, so
+					// what its variables read is not recorded, and narrow keeps it whole.
+					r.whole = true
+				}
 				return
 			}
 		}
-		r.value = true
+		r.value, r.whole = true, true
 		return
 	}
+}
+
+// rooted reports whether a select chain starts at self or oldSelf.
+func rooted(e ast.NavigableExpr) bool {
+	for e.Kind() == ast.SelectKind {
+		e = ast.NavigateExpr(nil, e.AsSelect().Operand())
+	}
+	return e.Kind() == ast.IdentKind && (e.AsIdent() == "self" || e.AsIdent() == "oldSelf")
 }
