@@ -441,6 +441,10 @@ func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any 
 type nodeProgram struct {
 	v *cel.Validator
 	n int
+	// whole, when v was compiled against a narrowed schema (see narrow), compiles the rules
+	// against the node's whole schema: asked whenever v cannot give an answer, so that a gap
+	// in what the rules were found to read never changes one.
+	whole func() *nodeProgram
 }
 
 // program returns the compiled rules of a node, keyed by side and path: all of them, or (only
@@ -457,19 +461,32 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 	}
 	// The validator sees only what these rules read; a rule that does not parse will not
 	// compile either, and the whole node leaves that to the validator.
-	var s *structuralschema.Structural
+	var whole *nodeProgram
+	p := &nodeProgram{whole: func() *nodeProgram {
+		if whole == nil {
+			whole = compiledFor(node.DeepCopy(), rules, isRoot)
+		}
+		return whole
+	}}
 	if read, ok := j.readBy(rules, &constants{}); ok {
-		s = narrow(node, read)
+		narrowed := compiledFor(narrow(node, read), rules, isRoot)
+		p.v, p.n = narrowed.v, narrowed.n
 	} else {
-		s = node.DeepCopy()
+		p = p.whole()
 	}
+	j.programs[key] = p
+	return p
+}
+
+// compiledFor compiles rules at schema node s (which it changes): the rules below s are dropped.
+// The same rules in the same schema context compile to the same programs: once per run,
+// whichever pair, version or side they come from.
+func compiledFor(s *structuralschema.Structural, rules []apiextv1.ValidationRule, isRoot bool) *nodeProgram {
 	validation.ClearRules(s)
 	for _, r := range rules {
 		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(len(s.XValidations)), "", "", nil
 		s.XValidations = append(s.XValidations, r)
 	}
-	// The same rules in the same schema context compile to the same programs: once per run,
-	// whichever pair, version or side they come from.
 	content, err := json.Marshal(s)
 	if err != nil {
 		return &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)}
@@ -479,8 +496,7 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 	if !ok {
 		p, _ = compiled.LoadOrStore(sum, &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)})
 	}
-	j.programs[key] = p.(*nodeProgram)
-	return j.programs[key]
+	return p.(*nodeProgram)
 }
 
 // compiled holds every node program compiled in this process, by content.
@@ -496,25 +512,37 @@ var markerRE = regexp.MustCompile(`crdguard-rule-(\d+)\.`)
 // eval runs every rule of the node on obj (an update of old when old is not nil) and says which
 // failed; ok is false when a rule could not be compiled or ran out of budget.
 func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
+	failed, ok, uncompiled := p.evalHere(obj, old)
+	if uncompiled && p.whole != nil {
+		failed, ok, _ = p.whole().evalHere(obj, old)
+	}
+	return failed, ok
+}
+
+// evalHere is eval with this program alone; uncompiled says that a rule did not compile.
+func (p *nodeProgram) evalHere(obj, old any) (failed []bool, ok, uncompiled bool) {
 	failed = make([]bool, p.n)
 	if p.v == nil {
-		return failed, true
+		return failed, true, false
 	}
 	errs, remaining := p.v.Validate(context.Background(), nil, nil, obj, old, celconfig.RuntimeCELCostBudget)
 	if remaining < 0 {
-		return nil, false
+		return nil, false, false
 	}
 	for _, e := range errs {
+		if strings.Contains(e.Detail, "compile") { // "rule compile error", "rule compiler initialization error"
+			return nil, false, true
+		}
 		m := markerRE.FindStringSubmatch(e.Detail)
-		if m == nil || strings.Contains(e.Detail, "compile error") || strings.Contains(e.Detail, "cost") {
-			return nil, false
+		if m == nil || strings.Contains(e.Detail, "cost") {
+			return nil, false, false
 		}
 		i, _ := strconv.Atoi(m[1])
 		if i < p.n {
 			failed[i] = true
 		}
 	}
-	return failed, true
+	return failed, true, false
 }
 
 // String names the verdict.

@@ -228,3 +228,26 @@ func validated(s *structuralschema.Structural, rule string, obj map[string]any) 
 	errs, _ := cel.NewValidator(c, false, celconfig.PerCallLimit).Validate(context.Background(), nil, nil, obj, nil, celconfig.RuntimeCELCostBudget)
 	return fmt.Sprint(errs)
 }
+
+// TestProgramFallsBack checks that a program compiled against a schema that lacks a field its
+// rule reads (a gap in what the rules were found to read) answers as the whole schema's would.
+func TestProgramFallsBack(t *testing.T) {
+	s := structuralOf(t, narrowSchema)
+	rules := rulesOf([]string{"self.nested.deep == 'x'"})
+	gap := s.DeepCopy()
+	delete(gap.Properties, "nested")
+	p := compiledFor(gap, rules, false)
+	if _, ok := p.eval(map[string]any{"nested": map[string]any{"deep": "y"}}, nil); ok {
+		t.Fatal("the rule compiled without the field it reads")
+	}
+	p = &nodeProgram{v: p.v, n: p.n, whole: func() *nodeProgram { return compiledFor(s.DeepCopy(), rules, false) }}
+	for _, tc := range []struct {
+		deep string
+		want []bool
+	}{{"y", []bool{true}}, {"x", []bool{false}}} {
+		failed, ok := p.eval(map[string]any{"nested": map[string]any{"deep": tc.deep}}, nil)
+		if !ok || !reflect.DeepEqual(failed, tc.want) {
+			t.Errorf("deep %q: failed %v, ok %v; want %v", tc.deep, failed, ok, tc.want)
+		}
+	}
+}
