@@ -127,13 +127,19 @@ type Judge struct {
 // readBy is what the rules read of self and oldSelf, with their literals added to consts; ok is
 // false when one of them does not parse.
 func (j *Judge) readBy(rules []apiextv1.ValidationRule, consts *constants) (read *refNode, ok bool) {
+	return j.readWith(rules, consts, false)
+}
+
+// readWith is readBy, following loop variables through nested loops when follow is set (see
+// collectWith).
+func (j *Judge) readWith(rules []apiextv1.ValidationRule, consts *constants, follow bool) (read *refNode, ok bool) {
 	read = &refNode{}
 	for _, r := range rules {
 		a, ok := j.parse(r.Rule)
 		if !ok {
 			return nil, false
 		}
-		collect(a, read, consts)
+		collectWith(a, read, consts, follow)
 	}
 	return read, true
 }
@@ -468,7 +474,7 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 		}
 		return whole
 	}}
-	if read, ok := j.readBy(rules, &constants{}); ok {
+	if read, ok := j.readWith(rules, &constants{}, true); ok {
 		narrowed := compiledFor(narrow(node, read), rules, isRoot)
 		p.v, p.n = narrowed.v, narrowed.n
 	} else {

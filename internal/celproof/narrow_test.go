@@ -48,6 +48,7 @@ properties:
             type: object
             properties:
               z: {type: integer}
+              w: {type: string}
   labels:
     type: object
     additionalProperties: {type: string, maxLength: 63}
@@ -112,7 +113,7 @@ func rulesOf(rules []string) []apiextv1.ValidationRule {
 func narrowFor(t *testing.T, s *structuralschema.Structural, rules []string) *structuralschema.Structural {
 	t.Helper()
 	j := &Judge{parsed: map[string]*celast.AST{}}
-	read, ok := j.readBy(rulesOf(rules), &constants{})
+	read, ok := j.readWith(rulesOf(rules), &constants{}, true)
 	if !ok {
 		t.Fatalf("rules %q do not parse", rules)
 	}
@@ -137,13 +138,15 @@ func TestNarrow(t *testing.T) {
 		{"a list tested for presence keeps the items' required fields", []string{"!has(self.list) || has(self.size)"},
 			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name", ".size"}},
 		{"an indexed list is whole", []string{"self.list[0].port > 0"},
-			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].z"}},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].w", ".list[*].subs[*].z"}},
 		{"a measured list keeps its items' required fields", []string{"size(self.list) < 3 && self.list.size() > 0"},
 			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name"}},
 		{"a measured and compared list is whole", []string{"size(self.list) < 3 || self.list == oldSelf.list"},
-			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].z"}},
-		{"a loop over a loop variable's list keeps that list whole", []string{"self.list.exists(i, i.port > 0 && i.subs.all(s, s.z == 1))"},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].host", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].w", ".list[*].subs[*].z"}},
+		{"a loop over a loop variable's list is followed", []string{"self.list.exists(i, i.port > 0 && i.subs.all(s, s.z == 1))"},
 			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name", ".list[*].port", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].z"}},
+		{"a loop over what another loop built is whole", []string{"self.list.map(i, i.subs).all(l, l.all(s, s.z == 1))"},
+			[]string{"", ".guarded", ".guarded.x", ".kind", ".list", ".list[*]", ".list[*].name", ".list[*].subs", ".list[*].subs[*]", ".list[*].subs[*].w", ".list[*].subs[*].z"}},
 		{"a map whose keys are read is whole", []string{"self.labels.all(k, k != 'x')"},
 			[]string{"", ".guarded", ".guarded.x", ".kind", ".labels", ".labels.*"}},
 		{"a field with allOf is whole", []string{"self.guarded.x != 'y'"},
@@ -172,7 +175,7 @@ func TestNarrowJudgesAlike(t *testing.T) {
 		{},
 		{"kind": "k", "mode": "a", "size": int64(2)},
 		{"kind": "k", "nested": map[string]any{"deep": "x", "other": int64(1)}},
-		{"kind": "k", "list": []any{map[string]any{"name": "n", "port": int64(0)}, map[string]any{"name": "m", "port": int64(3), "host": "h", "subs": []any{map[string]any{"z": int64(1)}}}}},
+		{"kind": "k", "list": []any{map[string]any{"name": "n", "port": int64(0)}, map[string]any{"name": "m", "port": int64(3), "host": "h", "subs": []any{map[string]any{"z": int64(1), "w": "v"}}}}},
 		{"kind": "k", "labels": map[string]any{"x": "1", "y": "2"}, "guarded": map[string]any{"x": "y"}},
 		{"kind": "k", "mode": "b", "guarded": map[string]any{"x": "zz"}},
 	}
@@ -188,6 +191,7 @@ func TestNarrowJudgesAlike(t *testing.T) {
 		"size(self.list) < 2 || self.list == oldSelf.list",
 		"self.labels.all(k, k != 'x')",
 		"self.list.exists(i, i.port > 0 && i.subs.all(s, s.z == 1))",
+		"self.list.map(i, i.subs).all(l, l.all(s, s.z == 1))",
 		"self.guarded.x != 'y'",
 		"self.kind == 'k' && (!has(self.size) || self.size > 1)",
 		"self.nested.undeclared == 1",
