@@ -1,19 +1,23 @@
 // Command bench runs crdguard and crdify (sigs.k8s.io/crdify v0.6.0, as a library) on every pair of
-// ../shared/corpus in one process and prints a side-by-side table. It is its own module so that
-// crdify never enters crdguard's dependencies.
+// ../shared/corpus, and on each of the hardest pairs of ../shared/perf alone, in one process and
+// prints side-by-side tables. It is its own module so that crdify never enters crdguard's
+// dependencies.
 //
-//	cd bench && go run . -corpus ../../shared/corpus
+//	cd bench && go run . -corpus ../../shared/corpus -perf ../../shared/perf
 package main
 
 import (
 	"bufio"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -36,10 +40,12 @@ type pair struct {
 	old, new []byte
 }
 
-// tool compares one pair from bytes, decoding included.
+// tool compares one pair from bytes, decoding included; runAll, when set, compares a release
+// of many pairs at once, as crdguard check does.
 type tool struct {
-	name string
-	run  func(p pair) error
+	name   string
+	run    func(p pair) error
+	runAll func(ps []pair) error
 }
 
 type measure struct {
@@ -53,12 +59,30 @@ type measure struct {
 
 func main() {
 	corpus := flag.String("corpus", "../../shared/corpus", "the corpus folder (with pairs.tsv)")
+	perf := flag.String("perf", "../../shared/perf", "the hardest pairs for speed, each alone (<name>/{old,new}.yaml); empty: none")
+	more := flag.String("more", "../../shared/corpus-more", "a second corpus: with the first, one release upgrades the latest pair of every CRD of both at once; empty: none")
 	runs := flag.Int("runs", 5, "alternating runs per tool; the best is reported")
 	flag.Parse()
 	pairs, err := load(*corpus)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
+	}
+	var release []pair
+	if *more != "" {
+		morePairs, err := load(*more)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
+		release = latestOfEach(append(slices.Clone(pairs), morePairs...))
+	}
+	var hard []pair
+	if *perf != "" {
+		if hard, err = loadDirs(*perf); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(2)
+		}
 	}
 	largest := pairs[0]
 	for _, p := range pairs {
@@ -83,7 +107,7 @@ func main() {
 			}
 			crdifyRunner.Run(o, n)
 			return nil
-		}},
+		}, nil},
 		{"crdguard (schema rules + CEL judgement)", func(p pair) error {
 			o, n := &source.Tree{}, &source.Tree{}
 			source.AddFiles([]source.File{{Tree: o, Name: "old.yaml", Data: p.old}, {Tree: n, Name: "new.yaml", Data: p.new}})
@@ -92,7 +116,7 @@ func main() {
 			}
 			rules.Compare(crd.Pair{Old: o.CRDs[0], New: n.CRDs[0]}, rules.Options{})
 			return nil
-		}},
+		}, nil},
 		// Not a tool: what the full pipeline cannot go below while it calls the API server's own
 		// CRD update validation (decoding plus validation.Update, on every pair).
 		{"floor: decode + API-server CRD update validation alone", func(p pair) error {
@@ -103,10 +127,19 @@ func main() {
 			}
 			_, err := validation.Update(o.CRDs[0], n.CRDs[0])
 			return err
-		}},
+		}, nil},
 		{"crdguard (full: rules + API-server validation)", func(p pair) error {
 			o, n := &source.Tree{}, &source.Tree{}
 			source.AddFiles([]source.File{{Tree: o, Name: "old.yaml", Data: p.old}, {Tree: n, Name: "new.yaml", Data: p.new}})
+			check.Trees(o, n, rules.Options{})
+			return nil
+		}, func(ps []pair) error {
+			o, n := &source.Tree{}, &source.Tree{}
+			var files []source.File
+			for i, p := range ps {
+				files = append(files, source.File{Tree: o, Name: fmt.Sprintf("%d/crd.yaml", i), Data: p.old}, source.File{Tree: n, Name: fmt.Sprintf("%d/crd.yaml", i), Data: p.new})
+			}
+			source.AddFiles(files)
 			check.Trees(o, n, rules.Options{})
 			return nil
 		}},
@@ -114,11 +147,21 @@ func main() {
 
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s, %s\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), cpuModel())
 	fmt.Printf("corpus: %d pairs, %.1f MB; largest pair: %s (%.0f KB)\n\n", len(pairs), mb(pairs), largest.name, float64(len(largest.old)+len(largest.new))/1e3)
-	for _, set := range []struct {
+	type set struct {
 		title string
 		pairs []pair
 		times int
-	}{{"whole corpus", pairs, 1}, {"largest pair alone (x20)", []pair{largest}, 20}} {
+	}
+	sets := []set{{"whole corpus", pairs, 1}, {"largest pair alone (x20)", []pair{largest}, 20}}
+	if len(release) > 0 {
+		// crdguard's full row compares the release at once (as check does on a repository),
+		// the others each pair in turn.
+		sets = append(sets, set{fmt.Sprintf("one release upgrading %d CRDs (latest pair of each, both corpora)", len(release)), release, -1})
+	}
+	for _, p := range hard { // each run starts cold, as a process of its own would
+		sets = append(sets, set{p.name + " alone", []pair{p}, 1})
+	}
+	for _, set := range sets {
 		results := make([]measure, len(tools))
 		for i := range results {
 			results[i].best = time.Duration(1<<63 - 1)
@@ -165,6 +208,17 @@ func run(t tool, pairs []pair, times int) (measure, error) {
 	done := make(chan struct{})
 	go sampleHeap(&peak, stop, done)
 	start := time.Now()
+	if times < 0 { // a release: at once where the tool can
+		times = 1
+		if t.runAll != nil {
+			times = 0
+			if err := t.runAll(pairs); err != nil {
+				close(stop)
+				<-done
+				return measure{}, err
+			}
+		}
+	}
 	for n := 0; n < times; n++ {
 		for _, p := range pairs {
 			if err := t.run(p); err != nil {
@@ -174,6 +228,7 @@ func run(t tool, pairs []pair, times int) (measure, error) {
 			}
 		}
 	}
+	times = max(times, 1)
 	elapsed := time.Since(start)
 	close(stop)
 	<-done
@@ -236,6 +291,62 @@ func load(root string) ([]pair, error) {
 		pairs = append(pairs, pair{name: strings.Join(c[:4], " "), old: o, new: n})
 	}
 	sort.SliceStable(pairs, func(i, j int) bool { return pairs[i].name < pairs[j].name })
+	return pairs, nil
+}
+
+// latestOfEach keeps, of every CRD, the pair that upgrades to its latest release.
+func latestOfEach(pairs []pair) []pair {
+	latest := map[string]pair{}
+	for _, p := range pairs {
+		f := strings.Fields(p.name) // repo crd from to
+		key := f[0] + " " + f[1]
+		if q, ok := latest[key]; !ok || semverLess(strings.Fields(q.name)[3], f[3]) {
+			latest[key] = p
+		}
+	}
+	out := slices.Collect(maps.Values(latest))
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// semverLess compares release tags such as v1.10.0 and v1.9.2 by their numbers.
+func semverLess(a, b string) bool {
+	na, nb := strings.Split(strings.TrimPrefix(a, "v"), "."), strings.Split(strings.TrimPrefix(b, "v"), ".")
+	for i := 0; i < min(len(na), len(nb)); i++ {
+		x, errX := strconv.Atoi(na[i])
+		y, errY := strconv.Atoi(nb[i])
+		if errX != nil || errY != nil {
+			if na[i] != nb[i] {
+				return na[i] < nb[i]
+			}
+			continue
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return len(na) < len(nb)
+}
+
+// loadDirs reads the pairs of a folder of <name>/{old,new}.yaml, by name.
+func loadDirs(root string) ([]pair, error) {
+	olds, err := filepath.Glob(filepath.Join(root, "*", "old.yaml"))
+	if err != nil || len(olds) == 0 {
+		return nil, fmt.Errorf("reading the pairs of %s: none found (%v)", root, err)
+	}
+	var pairs []pair
+	for _, o := range olds {
+		dir := filepath.Dir(o)
+		old, err := os.ReadFile(o)
+		if err != nil {
+			return nil, err
+		}
+		n, err := os.ReadFile(filepath.Join(dir, "new.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		pairs = append(pairs, pair{name: filepath.Base(dir), old: old, new: n})
+	}
 	return pairs, nil
 }
 

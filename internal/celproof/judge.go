@@ -114,7 +114,9 @@ type Judge struct {
 	versions [2]*validation.Version
 	err      error
 	programs map[string]*nodeProgram
-	parsed   map[string]*celast.AST
+	// results are the judgements made, by change, for every version sharing the judge.
+	results map[string]Result
+	parsed  map[string]*celast.AST
 	// repairs remembers, by node and kept fields, the value a repair found (nil: none).
 	repairs map[string]any
 	// named is the version examples are written for; version is the one validated (the same,
@@ -125,13 +127,19 @@ type Judge struct {
 // readBy is what the rules read of self and oldSelf, with their literals added to consts; ok is
 // false when one of them does not parse.
 func (j *Judge) readBy(rules []apiextv1.ValidationRule, consts *constants) (read *refNode, ok bool) {
+	return j.readWith(rules, consts, false)
+}
+
+// readWith is readBy, following loop variables through nested loops when follow is set (see
+// collectWith).
+func (j *Judge) readWith(rules []apiextv1.ValidationRule, consts *constants, follow bool) (read *refNode, ok bool) {
 	read = &refNode{}
 	for _, r := range rules {
 		a, ok := j.parse(r.Rule)
 		if !ok {
 			return nil, false
 		}
-		collect(a, read, consts)
+		collectWith(a, read, consts, follow)
 	}
 	return read, true
 }
@@ -152,7 +160,7 @@ func (j *Judge) parse(rule string) (*celast.AST, bool) {
 
 // NewJudge prepares the judgement of one version present in both CRDs.
 func NewJudge(old, new *crd.CRD, version string) *Judge {
-	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}
+	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, results: map[string]Result{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}
 	j.versions[0], j.err = validation.NewVersion(old, version)
 	if j.err == nil {
 		j.versions[1], j.err = validation.NewVersion(new, version)
@@ -175,7 +183,29 @@ func (j *Judge) As(version string) *Judge {
 var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
 
 // Judge decides whether a changed or added rule rejects an object the old schema accepted.
-func (j *Judge) Judge(c Change) (res Result) {
+func (j *Judge) Judge(c Change) Result {
+	// Versions with the same schemas (see As) ask the same questions: each is judged once,
+	// and only the witnesses' apiVersion differs.
+	key, err := json.Marshal(c)
+	if err != nil {
+		return j.judge(c)
+	}
+	res, ok := j.results[string(key)]
+	if !ok {
+		res = j.judge(c)
+		j.results[string(key)] = res
+	}
+	if res.Example != nil {
+		res.Example = j.asNamed(copyValue(res.Example).(map[string]any))
+	}
+	if res.Stored != nil {
+		res.Stored = j.asNamed(copyValue(res.Stored).(map[string]any))
+	}
+	return res
+}
+
+// judge is Judge without the memo.
+func (j *Judge) judge(c Change) (res Result) {
 	if j.err != nil {
 		return Result{}
 	}
@@ -420,6 +450,10 @@ func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any 
 type nodeProgram struct {
 	v *cel.Validator
 	n int
+	// whole, when v was compiled against a narrowed schema (see narrow), compiles the rules
+	// against the node's whole schema: asked whenever v cannot give an answer, so that a gap
+	// in what the rules were found to read never changes one.
+	whole func() *nodeProgram
 }
 
 // program returns the compiled rules of a node, keyed by side and path: all of them, or (only
@@ -428,17 +462,40 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 	if p, ok := j.programs[key]; ok {
 		return p
 	}
-	s := node.DeepCopy()
-	validation.ClearRules(s)
+	var rules []apiextv1.ValidationRule
 	for i, r := range node.XValidations {
-		if only >= 0 && i != only {
-			continue
+		if only < 0 || i == only {
+			rules = append(rules, r)
 		}
+	}
+	// The validator sees only what these rules read; a rule that does not parse will not
+	// compile either, and the whole node leaves that to the validator.
+	var whole *nodeProgram
+	p := &nodeProgram{whole: func() *nodeProgram {
+		if whole == nil {
+			whole = compiledFor(node.DeepCopy(), rules, isRoot)
+		}
+		return whole
+	}}
+	if read, ok := j.readWith(rules, &constants{}, true); ok {
+		narrowed := compiledFor(narrow(node, read), rules, isRoot)
+		p.v, p.n = narrowed.v, narrowed.n
+	} else {
+		p = p.whole()
+	}
+	j.programs[key] = p
+	return p
+}
+
+// compiledFor compiles rules at schema node s (which it changes): the rules below s are dropped.
+// The same rules in the same schema context compile to the same programs: once per run,
+// whichever pair, version or side they come from.
+func compiledFor(s *structuralschema.Structural, rules []apiextv1.ValidationRule, isRoot bool) *nodeProgram {
+	validation.ClearRules(s)
+	for _, r := range rules {
 		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(len(s.XValidations)), "", "", nil
 		s.XValidations = append(s.XValidations, r)
 	}
-	// The same rules in the same schema context compile to the same programs: once per run,
-	// whichever pair, version or side they come from.
 	content, err := json.Marshal(s)
 	if err != nil {
 		return &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)}
@@ -448,8 +505,7 @@ func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bo
 	if !ok {
 		p, _ = compiled.LoadOrStore(sum, &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)})
 	}
-	j.programs[key] = p.(*nodeProgram)
-	return j.programs[key]
+	return p.(*nodeProgram)
 }
 
 // compiled holds every node program compiled in this process, by content.
@@ -465,25 +521,37 @@ var markerRE = regexp.MustCompile(`crdguard-rule-(\d+)\.`)
 // eval runs every rule of the node on obj (an update of old when old is not nil) and says which
 // failed; ok is false when a rule could not be compiled or ran out of budget.
 func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
+	failed, ok, uncompiled := p.evalHere(obj, old)
+	if uncompiled && p.whole != nil {
+		failed, ok, _ = p.whole().evalHere(obj, old)
+	}
+	return failed, ok
+}
+
+// evalHere is eval with this program alone; uncompiled says that a rule did not compile.
+func (p *nodeProgram) evalHere(obj, old any) (failed []bool, ok, uncompiled bool) {
 	failed = make([]bool, p.n)
 	if p.v == nil {
-		return failed, true
+		return failed, true, false
 	}
 	errs, remaining := p.v.Validate(context.Background(), nil, nil, obj, old, celconfig.RuntimeCELCostBudget)
 	if remaining < 0 {
-		return nil, false
+		return nil, false, false
 	}
 	for _, e := range errs {
+		if strings.Contains(e.Detail, "compile") { // "rule compile error", "rule compiler initialization error"
+			return nil, false, true
+		}
 		m := markerRE.FindStringSubmatch(e.Detail)
-		if m == nil || strings.Contains(e.Detail, "compile error") || strings.Contains(e.Detail, "cost") {
-			return nil, false
+		if m == nil || strings.Contains(e.Detail, "cost") {
+			return nil, false, false
 		}
 		i, _ := strconv.Atoi(m[1])
 		if i < p.n {
 			failed[i] = true
 		}
 	}
-	return failed, true
+	return failed, true, false
 }
 
 // String names the verdict.

@@ -143,3 +143,29 @@ func TestShort(t *testing.T) {
 		t.Error("fieldPath")
 	}
 }
+
+// TestJudgeSharedByVersions judges one change for a version and for another version sharing the
+// judge (As): the same result once, the witness written for each version, and neither witness
+// shared with the judge's memo or the other result.
+func TestJudgeSharedByVersions(t *testing.T) {
+	dir := "../../testdata/rules/validation-rule-added/basic"
+	o, n := loadCRD(t, filepath.Join(dir, "old.yaml")), loadCRD(t, filepath.Join(dir, "new.yaml"))
+	c := Change{Steps: spec, After: rulesAt(n, spec)[0]}
+	j := NewJudge(o, n, "v1")
+	first := j.Judge(c)
+	first.Example["spec"] = "changed by the caller"
+	second := j.As("v2").Judge(c)
+	again := j.Judge(c)
+	for _, tc := range []struct {
+		name       string
+		r          Result
+		apiVersion string
+	}{{"other version", second, "v2"}, {"same version again", again, "v1"}} {
+		if tc.r.Verdict != Witness || tc.r.Objects != 6 || shortOf(tc.r) != "{spec: {size: 11}}" || tc.r.Example["apiVersion"] != o.Object.Spec.Group+"/"+tc.apiVersion {
+			t.Errorf("%s: %v after %d objects, example %v", tc.name, tc.r.Verdict, tc.r.Objects, tc.r.Example)
+		}
+	}
+	if len(j.results) != 1 {
+		t.Errorf("%d judgements made, want 1", len(j.results))
+	}
+}

@@ -15,6 +15,9 @@ import (
 type refNode struct {
 	// value: the value is used as a whole (compared, measured, passed to a function).
 	value bool
+	// whole: used as a whole other than by size(), so that what it holds matters and not only
+	// its length (see narrow).
+	whole bool
 	// fields are selected (self.a) or presence-tested (has(self.a)) children.
 	fields map[string]*refNode
 	// elem is what is read of each item (list) or value (map) a comprehension visits.
@@ -68,17 +71,22 @@ type constants struct {
 
 // collect adds what one parsed rule reads of self (and oldSelf, which has the same shape) to
 // root, and its literals to consts.
-func collect(a *ast.AST, root *refNode, consts *constants) {
+func collect(a *ast.AST, root *refNode, consts *constants) { collectWith(a, root, consts, false) }
+
+// collectWith is collect; follow: also through a loop whose range starts at another loop's
+// variable (b.filters in self.refs.all(b, b.filters.all(f, …))), which narrow can use and the
+// candidate generator does not.
+func collectWith(a *ast.AST, root *refNode, consts *constants, follow bool) {
 	nav := ast.NavigateAST(a)
 	for _, lit := range ast.MatchDescendants(nav, ast.KindMatcher(ast.LiteralKind)) {
 		addConstant(consts, lit.AsLiteral())
 	}
 	for _, id := range ast.MatchDescendants(nav, ast.KindMatcher(ast.IdentKind)) {
-		r, ok := resolve(id, root)
+		r, ok := resolve(id, root, follow)
 		if !ok {
 			continue
 		}
-		use(id, r)
+		use(id, r, follow)
 	}
 }
 
@@ -98,7 +106,7 @@ func addConstant(c *constants, v ref.Val) {
 // resolve returns the node an identifier stands for: self or oldSelf, or the variable of a
 // comprehension over something self-rooted. Other identifiers (accumulators, variables of loops
 // over literals) are not data of the object.
-func resolve(id ast.NavigableExpr, root *refNode) (*refNode, bool) {
+func resolve(id ast.NavigableExpr, root *refNode, follow bool) (*refNode, bool) {
 	name := id.AsIdent()
 	for p, ok := id.Parent(); ok; p, ok = p.Parent() {
 		if p.Kind() != ast.ComprehensionKind {
@@ -114,7 +122,11 @@ func resolve(id ast.NavigableExpr, root *refNode) (*refNode, bool) {
 		if c.IterVar() != name && c.IterVar2() != name {
 			continue
 		}
-		rangeNode, ok := pathOf(ast.NavigateExpr(nil, c.IterRange()), root)
+		rangeExpr, ok := childOf(p, c.IterRange().ID())
+		if !ok {
+			return nil, false
+		}
+		rangeNode, ok := pathOf(rangeExpr, root, follow)
 		if !ok {
 			return nil, false
 		}
@@ -141,19 +153,27 @@ func within(e ast.NavigableExpr, id int64) bool {
 	return false
 }
 
-// pathOf resolves a select chain (self.a.b) to its node, without recording a use.
-func pathOf(e ast.NavigableExpr, root *refNode) (*refNode, bool) {
+// pathOf resolves a select chain (self.a.b) to its node, without recording a use; follow: a
+// chain may also start at a loop variable.
+func pathOf(e ast.NavigableExpr, root *refNode, follow bool) (*refNode, bool) {
 	switch e.Kind() {
 	case ast.IdentKind:
 		if n := e.AsIdent(); n == "self" || n == "oldSelf" {
 			return root, true
+		}
+		if follow {
+			return resolve(e, root, true)
 		}
 	case ast.SelectKind:
 		s := e.AsSelect()
 		if s.IsTestOnly() {
 			return nil, false
 		}
-		parent, ok := pathOf(ast.NavigateExpr(nil, s.Operand()), root)
+		operand, ok := childOf(e, s.Operand().ID())
+		if !ok {
+			return nil, false
+		}
+		parent, ok := pathOf(operand, root, follow)
 		if !ok {
 			return nil, false
 		}
@@ -164,11 +184,11 @@ func pathOf(e ast.NavigableExpr, root *refNode) (*refNode, bool) {
 
 // use climbs from an identifier through the fields selected of it and records how the
 // selected value is used.
-func use(e ast.NavigableExpr, r *refNode) {
+func use(e ast.NavigableExpr, r *refNode, follow bool) {
 	for {
 		p, ok := e.Parent()
 		if !ok {
-			r.value = true
+			r.value, r.whole = true, true
 			return
 		}
 		switch p.Kind() {
@@ -190,13 +210,45 @@ func use(e ast.NavigableExpr, r *refNode) {
 					continue
 				}
 			}
+			if c.FunctionName() == "size" && (c.IsMemberFunction() && c.Target().ID() == e.ID() || !c.IsMemberFunction() && len(args) == 1 && args[0].ID() == e.ID()) {
+				r.value = true // measured: its length matters, not what it holds
+				return
+			}
 		case ast.ComprehensionKind:
 			if p.AsComprehension().IterRange().ID() == e.ID() {
-				r.element() // the loop variables record what they read
+				r.element() // the loop variables record what they read…
+				if !rooted(e, follow) {
+					// …unless the range starts at another loop's variable (b.filters in
+					// self.refs.all(b, b.filters.all(f, …))) and resolve does not follow
+					// it: what its variables read is not recorded, and narrow keeps it whole.
+					r.whole = true
+				}
 				return
 			}
 		}
-		r.value = true
+		r.value, r.whole = true, true
 		return
 	}
+}
+
+// rooted reports whether a select chain starts at self or oldSelf (or, following, at any
+// identifier: use climbs from one that resolved).
+func rooted(e ast.NavigableExpr, follow bool) bool {
+	for e.Kind() == ast.SelectKind {
+		var ok bool
+		if e, ok = childOf(e, e.AsSelect().Operand().ID()); !ok {
+			return false
+		}
+	}
+	return e.Kind() == ast.IdentKind && (follow || e.AsIdent() == "self" || e.AsIdent() == "oldSelf")
+}
+
+// childOf is the child of e with the given id, navigable up to e's ancestors.
+func childOf(e ast.NavigableExpr, id int64) (ast.NavigableExpr, bool) {
+	for _, c := range e.Children() {
+		if c.ID() == id {
+			return c, true
+		}
+	}
+	return nil, false
 }

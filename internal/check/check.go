@@ -58,12 +58,25 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	r.CRDs = len(names)
 	copyOf := sameCopies(pairs)
 	perPair := make([][]finding.Finding, len(pairs))
-	source.Parallel(len(pairs), func(i int) {
+	skip := func(i int) bool {
 		p := pairs[i]
-		if copyOf[i] >= 0 || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name] {
-			return // a copy is compared once; an unread side is not a removal or an addition
+		// A copy is compared once; an unread side is not a removal or an addition.
+		return copyOf[i] >= 0 || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name]
+	}
+	compared := 0
+	for i := range pairs {
+		if !skip(i) {
+			compared++
 		}
-		perPair[i] = serverChecks(p, rules.Compare(p, opts))
+	}
+	source.Parallel(len(pairs), func(i int) {
+		switch {
+		case skip(i):
+		case compared == 1: // one pair cannot keep two cores busy: its own steps share them
+			perPair[i] = compareAlone(pairs[i], opts)
+		default:
+			perPair[i] = serverChecks(pairs[i], rules.Compare(pairs[i], opts))
+		}
 	})
 	locateCopies(pairs, copyOf, perPair)
 	for _, fs := range perPair {

@@ -27,22 +27,61 @@ var covered = []struct {
 // cluster's current state, not this change's doing, and reporting it would make the verdict
 // depend on whether something else changed too.
 func serverChecks(p crd.Pair, fs []finding.Finding) []finding.Finding {
-	if p.New == nil || (p.Old != nil && onlyDocs(fs) && sameOutsideSchemas(p.Old.Object, p.New.Object)) {
-		// Nothing but documentation changed (the rules judge every schema difference): the
-		// result would be the base's own errors, all subtracted below, and CEL compilation is
-		// the costliest check there is.
+	if serverSkips(p, fs) {
 		return fs
 	}
-	var errs []validation.Error
-	var err error
+	return merge(p, fs, validate(p))
+}
+
+// compareAlone is rules.Compare and serverChecks for a pair compared on its own: the API
+// server's validation (up to half the time of a large CRD with CEL rules) runs beside the rules,
+// on another core, and is thrown away when serverChecks would have skipped it. The findings are
+// those of serverChecks(p, rules.Compare(p, opts)).
+func compareAlone(p crd.Pair, opts rules.Options) []finding.Finding {
+	if p.New == nil {
+		return serverChecks(p, rules.Compare(p, opts))
+	}
+	server := make(chan validated, 1)
+	go func() { server <- validate(p) }()
+	fs := rules.Compare(p, opts)
+	v := <-server
+	if serverSkips(p, fs) {
+		return fs
+	}
+	return merge(p, fs, v)
+}
+
+// serverSkips reports whether the server's validation can be skipped: nothing but documentation
+// changed (the rules judge every schema difference), so the result would be the base's own
+// errors, all subtracted by merge — and CEL compilation is the costliest check there is.
+func serverSkips(p crd.Pair, fs []finding.Finding) bool {
+	return p.New == nil || (p.Old != nil && onlyDocs(fs) && sameOutsideSchemas(p.Old.Object, p.New.Object))
+}
+
+// validated is what the API server's CRD validation said of a pair's new side.
+type validated struct {
+	errs []validation.Error
+	err  error
+}
+
+// validate runs the API server's CRD validation: create for a new CRD, update for a changed one.
+func validate(p crd.Pair) validated {
+	var v validated
 	if p.Old == nil {
-		errs, err = validation.Create(p.New)
+		v.errs, v.err = validation.Create(p.New)
 	} else {
-		errs, err = validation.Update(p.Old, p.New)
+		v.errs, v.err = validation.Update(p.Old, p.New)
 	}
-	if err != nil {
-		return append(fs, rules.Invalid(crd.Problem{File: p.New.File, Line: p.New.Line, Name: p.New.Name, Message: err.Error()}, finding.Head))
+	return v
+}
+
+// merge adds the server's errors to the findings: those the base had too are dropped, those a
+// rule already reports are added to its message, the rest are invalid-crd.
+func merge(p crd.Pair, fs []finding.Finding, v validated) []finding.Finding {
+	if v.err != nil {
+		return append(fs, rules.Invalid(crd.Problem{File: p.New.File, Line: p.New.Line, Name: p.New.Name, Message: v.err.Error()}, finding.Head))
 	}
+	errs := v.errs
 	if p.Old != nil && len(errs) > 0 {
 		errs = introduced(p.Old, errs)
 	}
