@@ -141,7 +141,7 @@ func checkFields(n *node) {
 	if n.changed(kwRequired) {
 		n.judge(kwRequired)
 		for _, name := range w.Required {
-			if !slices.Contains(o.Required, name) {
+			if !slices.Contains(o.Required, name) && !(n.path == "." && alwaysSet[name]) {
 				n.emitAt(requiredAdded, childPath(n.path, name), finding.Head, n.at(finding.Head, "required", crd.StringItem(name)), false, true,
 					"%s is now required", childPath(n.path, name))
 			}
@@ -171,6 +171,10 @@ func checkFields(n *node) {
 	}
 	checkAdditionalProperties(n)
 }
+
+// alwaysSet are the root properties every object the API server validates has, so requiring
+// them rejects nothing (controller-gen writes required: [metadata, spec] at the root).
+var alwaysSet = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
 
 func checkAdditionalProperties(n *node) {
 	if !n.changed(kwAdditionalProperties) {
