@@ -119,7 +119,7 @@ func compareVersions(e *emitter, opts Options) {
 		case nv == nil:
 			e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored in base) was removed", ov.Name)
 		default:
-			compareVersion(e, opts, ov, nv)
+			compareVersion(e, opts, ov, nv, stored[ov.Name] || nv.Storage || ov.Storage)
 		}
 	}
 	for i := range w.Spec.Versions {
@@ -209,7 +209,7 @@ func deprecation(name string, ov, nv *apiextv1.CustomResourceDefinitionVersion) 
 	return "the deprecation warning of " + name + " changed" + warning
 }
 
-func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDefinitionVersion) {
+func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDefinitionVersion, stored bool) {
 	name := ov.Name
 	if ov.Served && !nv.Served {
 		servedRemoved(e, opts, ov, finding.Head, e.pair.New.VersionPath(name).Join("served"), "version %s is no longer served", name)
@@ -224,6 +224,11 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 	compareSelectableFields(e, name, ov.SelectableFields, nv.SelectableFields)
 	var unjudged []string
 	os, ns := schemaOf(ov), schemaOf(nv)
+	if !nv.Served && !stored {
+		// No client reads or writes through it and no object is stored in it: its schema
+		// constrains nothing (no longer serving it is served-version-removed's finding).
+		os, ns = nil, nil
+	}
 	switch {
 	case os != nil && ns != nil:
 		compareSchemas(e, name, os, ns)
