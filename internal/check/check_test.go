@@ -109,6 +109,7 @@ func TestTemplates(t *testing.T) {
 		{"schema templated in base", schemaTemplated, new, "invalid-crd   old.yaml:30 base", "base: old.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked"},
 		{"schema templated on both sides", schemaTemplated, schemaTemplated, "", "base: old.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked\nhead: new.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked"},
 		{"a multi-line licence comment on top", "{{- /*\nCopyright The Authors.\nLicensed under the Apache License.\n*/ -}}\n" + old, "{{- /*\nCopyright The Authors.\nLicensed under the Apache License.\n*/ -}}\n" + new, "field-removed v1 .spec.name old.yaml:36 base", ""},
+		{"labels written by an include", strings.Replace(old, "metadata:\n", "metadata:\n  labels: {{- include \"common.labels.standard\" ( dict \"context\" $ ) | nindent 4 }}\n", 1), strings.Replace(new, "metadata:\n", "metadata:\n  labels: {{- include \"common.labels.standard\" ( dict \"context\" $ ) | nindent 4 }}\n", 1), "field-removed v1 .spec.name old.yaml:33 base", ""},
 		{"name templated", old, strings.Replace(new, "name: widgets.example.com", "name: {{ .Values.name }}", 1), "field-removed v1 .spec.name old.yaml:32 base", ""},
 		{"template syntax in a description", old + "    # {{ comment }}\n", strings.Replace(new, "type: string\n", "type: string\n                description: use {{ .Values }} here\n", 1), "field-removed v1 .spec.name old.yaml:32 base", ""},
 	} {

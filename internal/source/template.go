@@ -18,6 +18,8 @@ var (
 	envsubst = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\}`)
 	// action is one Helm / Go template action.
 	action = regexp.MustCompile(`\{\{.*?\}\}`)
+	// blockAction is an action that writes indented YAML (a mapping or a list) of its own.
+	blockAction = regexp.MustCompile(`\|\s*n?indent\s+\d+|toYaml`)
 	// schemaKey starts the part of a CRD that must not be templated.
 	schemaKey = regexp.MustCompile(`^(\s*)(?:- )?(?:openAPIV3Schema|validation):\s*$`)
 )
@@ -46,7 +48,7 @@ func detemplate(data []byte) ([]byte, int) {
 		if actionOnly {
 			lines[i], templated = "", true
 		} else if prefix, value, ok := scalarValue(line); ok && templatedValue(value, schemaIndent < 0) {
-			lines[i], templated = prefix+placeholder, true
+			lines[i], templated = prefix+templatedStandIn(value), true
 		}
 		if templated && schemaIndent >= 0 && inSchema == 0 {
 			inSchema = i + 1
@@ -56,6 +58,16 @@ func detemplate(data []byte) ([]byte, int) {
 		}
 	}
 	return []byte(strings.Join(lines, "\n")), inSchema
+}
+
+// templatedStandIn is what a templated value becomes: a placeholder string, or an empty mapping
+// for an action that writes a block of YAML in its place (labels: {{- include "labels" . |
+// nindent 4 }}, Bitnami's charts' idiom), where a string would not decode.
+func templatedStandIn(value string) string {
+	if strings.HasPrefix(value, "{{") && blockAction.MatchString(value) {
+		return "{}"
+	}
+	return placeholder
 }
 
 // blankMultiLineActions empties every template action that spans lines, such as the licence
