@@ -3,6 +3,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -78,6 +79,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 			perPair[i] = serverChecks(pairs[i], rules.Compare(pairs[i], opts))
 		}
 	})
+	newCopies(old, pairs, perPair)
 	locateCopies(pairs, copyOf, perPair)
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)
@@ -144,4 +146,24 @@ func fileHasProblem(t *source.Tree, file string) bool {
 
 func fileUnread(t *source.Tree, file string) bool {
 	return slices.ContainsFunc(t.Unread, func(p crd.Problem) bool { return p.File == file })
+}
+
+// newCopies words the crd-added finding of a copy at a new path of a CRD the base already
+// defines elsewhere: the CRD is not new, this copy is, and it is compared with nothing.
+func newCopies(old *source.Tree, pairs []crd.Pair, perPair [][]finding.Finding) {
+	for i, p := range pairs {
+		if p.Old != nil || p.New == nil {
+			continue
+		}
+		j := slices.IndexFunc(old.CRDs, func(c *crd.CRD) bool { return c.Name == p.New.Name })
+		if j < 0 {
+			continue
+		}
+		for k := range perPair[i] {
+			if f := &perPair[i][k]; f.Rule == "crd-added" {
+				at := old.CRDs[j]
+				f.Message = fmt.Sprintf("a new copy of CRD %s, which the base defines at %s:%d: a copy at a new path is new there (a second bundle, a chart, a release file) and is compared with nothing; its other copies are compared with their own counterparts", p.New.Name, at.File, at.LineOf(crd.Path{"metadata", "name"}))
+			}
+		}
+	}
 }

@@ -156,6 +156,10 @@ func TestGitCopyInAnotherFile(t *testing.T) {
 	if want := "[crd-added  charts/crds/widgets.yaml]"; fmt.Sprint(got) != want {
 		t.Errorf("findings %v, want %s", got, want)
 	}
+	const msg = "a new copy of CRD widgets.example.com, which the base defines at config/crd/widgets.yaml:4: a copy at a new path is new there (a second bundle, a chart, a release file) and is compared with nothing; its other copies are compared with their own counterparts"
+	if len(res.Findings) != 1 || res.Findings[0].Message != msg {
+		t.Errorf("messages %v, want %q", res.Findings, msg)
+	}
 }
 
 // The base branch moved on after the PR branched off: its later change is not the PR's.
