@@ -2,8 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
@@ -150,7 +153,7 @@ func compareCRD(e *emitter) {
 			e.crd(namesAdded, finding.Head, crd.Path{"spec", "names", c.key, crd.StringItem(added[0])}, nil, added, "names.%s now also lists %s", c.key, strings.Join(added, ", "))
 		}
 	}
-	if o.Spec.PreserveUnknownFields && !w.Spec.PreserveUnknownFields {
+	if o.Spec.PreserveUnknownFields && !w.Spec.PreserveUnknownFields && !keepsEverything(w) {
 		at := crd.Path{"spec", "preserveUnknownFields"}
 		what := "spec.preserveUnknownFields was turned off"
 		if !e.pair.Old.Has(at) {
@@ -169,4 +172,43 @@ func missing(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// keepsEverything reports whether no version of a CRD prunes anything: every object node keeps
+// unknown fields (x-kubernetes-preserve-unknown-fields) or takes any key (additionalProperties),
+// the documented way to move a v1beta1 CRD to v1 without pruning. The root's metadata is the
+// API server's, never pruned by the schema.
+func keepsEverything(c *apiextv1.CustomResourceDefinition) bool {
+	for _, v := range c.Spec.Versions {
+		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
+			continue
+		}
+		root := *v.Schema.OpenAPIV3Schema
+		root.Properties = maps.Clone(root.Properties)
+		delete(root.Properties, "metadata")
+		if prunes(&root) {
+			return false
+		}
+	}
+	return true
+}
+
+// prunes reports whether the API server would drop unknown fields somewhere in s.
+func prunes(s *apiextv1.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	objectLike := s.Type == "object" || s.Type == "" && len(s.Properties) > 0
+	if objectLike && !isTrue(s.XPreserveUnknownFields) && s.AdditionalProperties == nil {
+		return true
+	}
+	for _, p := range s.Properties {
+		if prunes(&p) {
+			return true
+		}
+	}
+	if s.Items != nil && prunes(s.Items.Schema) {
+		return true
+	}
+	return s.AdditionalProperties != nil && prunes(s.AdditionalProperties.Schema)
 }

@@ -232,7 +232,12 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 	switch {
 	case os != nil && ns != nil:
 		compareSchemas(e, name, os, ns)
-	case os != nil || ns != nil:
+	case os == nil && ns != nil:
+		// A version without a schema (a v1beta1 CRD without validation) accepts any object:
+		// it is compared as the empty schema, so only what the new schema demands counts
+		// (what it prunes is the CRD's preserveUnknownFields finding).
+		compareSchemas(e, name, &apiextv1.JSONSchemaProps{}, ns)
+	case os != nil:
 		unjudged = append(unjudged, "schema")
 	}
 	if len(unjudged) > 0 {
