@@ -47,8 +47,9 @@ func readHistory(repo *source.Repo, at *object.Commit, cmp *source.Comparison, o
 }
 
 // needsHistory reports whether a base CRD loses a version whose history matters: removed
-// without being marked stored in base, or deprecated and no longer served (the message says
-// since when).
+// without being marked stored in base, deprecated and no longer served (the message says since
+// when), or no longer served without being marked stored (its schema then matters only if an
+// earlier release stored objects in it).
 func needsHistory(old *crd.CRD, news []*crd.CRD, stored []string) bool {
 	var nw *crd.CRD
 	for _, c := range news {
@@ -69,6 +70,9 @@ func needsHistory(old *crd.CRD, news []*crd.CRD, stored []string) bool {
 		}
 		if ov.Deprecated && ov.Served && (removed || !nw.Object.Spec.Versions[i].Served) {
 			return true
+		}
+		if !removed && !known && ov.Served && !nw.Object.Spec.Versions[i].Served {
+			return true // its schema matters only if objects were ever stored in it
 		}
 	}
 	return false

@@ -45,3 +45,22 @@ func TestGitReleasesAreComparedAsTheyAre(t *testing.T) {
 		})
 	}
 }
+
+// A version that stops being served and that no commit of the history stored (cert-manager's
+// v1beta1 in v1.6, with a conversion webhook) has no schema that matters: only the end of serving
+// is reported. Its twin without that history is in testdata/rules/field-removed.
+func TestGitUnservedNeverStored(t *testing.T) {
+	const dir = "field-removed/unserved-version-without-history/"
+	tr := newTestRepo(t)
+	tr.Write("config/crd/widgets.yaml", caseFile(t, dir+"old.yaml"))
+	tr.Tag("v1.5.0", tr.Commit("v1.5.0"))
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", caseFile(t, dir+"new.yaml"))
+	tr.Commit("stop serving v1beta1")
+	res := tr.check(GitOptions{Base: "main"})
+	assertFindings(t, res, "served-version-removed widgets.example.com v1beta1  config/crd/widgets.yaml:21 head\n")
+	want := "read the history of widgets.example.com (config/crd/widgets.yaml: 1 release tags, 1 commits of the file) to learn which of its versions were ever stored"
+	if len(res.Notices) != 1 || res.Notices[0] != want {
+		t.Errorf("notices %q, want %q", res.Notices, want)
+	}
+}

@@ -119,7 +119,8 @@ func compareVersions(e *emitter, opts Options) {
 		case nv == nil:
 			e.version(versionRemoved, ov.Name, finding.Base, at, ov.Name, nil, "version %s (not served, not stored in base) was removed", ov.Name)
 		default:
-			compareVersion(e, opts, ov, nv, stored[ov.Name] || nv.Storage || ov.Storage)
+			// Without the history, objects of an earlier release may be stored in any version.
+			compareVersion(e, opts, ov, nv, stored[ov.Name] || nv.Storage || ov.Storage || !opts.HistoryRead[e.pair.Name()])
 		}
 	}
 	for i := range w.Spec.Versions {
@@ -225,8 +226,9 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 	var unjudged []string
 	os, ns := schemaOf(ov), schemaOf(nv)
 	if !nv.Served && !stored {
-		// No client reads or writes through it and no object is stored in it: its schema
-		// constrains nothing (no longer serving it is served-version-removed's finding).
+		// No client reads or writes through it and the history shows no object was ever
+		// stored in it: its schema constrains nothing (no longer serving it is
+		// served-version-removed's finding).
 		os, ns = nil, nil
 	}
 	switch {
