@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
@@ -478,18 +479,22 @@ func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool 
 
 // proveByText tries to prove a rule change safe from the rules' text (see above): the new rule
 // equal to the old one once both are rewritten (Equivalent), or true wherever the old node's
-// rules are (Looser; Implied for an added rule). It gives up on transition rules and where the
-// new schema would read a value differently (read is what the new rule and the old node's rules
+// rules are (Looser; Implied for an added rule). It gives up on rules with optionalOldSelf (oldSelf
+// may then be absent) and where the new schema would read a value differently (read is what the new rule and the old node's rules
 // read, as Judge collected it). because lists the schema facts the proof used.
 func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change, read *refNode) (v Verdict, because []string) {
-	if usesOldSelf(c.After) || c.Before != nil && usesOldSelf(*c.Before) {
+	if optionalOldSelf(c.After) || c.Before != nil && optionalOldSelf(*c.Before) {
 		return Undecided, nil
 	}
 	if !readsAgree(read, oldNode, newNode, false) {
 		return Undecided, nil
 	}
 	p := &prover{seen: map[string]bool{}}
-	env := map[string]*side{"self": {old: oldNode, new: newNode, present: true}}
+	// A transition rule runs on updates the old schema allowed: oldSelf is a stored object and
+	// self the one written, both accepted by the old schema, so what the old schema guarantees
+	// holds for each (a field new in this change is absent from both). The old node's rules
+	// below are used only about self.
+	env := map[string]*side{"self": {old: oldNode, new: newNode, present: true}, "oldSelf": {old: oldNode, new: newNode, present: true}}
 	rewritten := func(rule string) *term {
 		a, ok := j.parse(rule)
 		if !ok {
@@ -531,4 +536,9 @@ func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Cha
 		return Implied, p.because
 	}
 	return Looser, p.because
+}
+
+// optionalOldSelf reports whether the rule also runs on creates, with oldSelf an optional value.
+func optionalOldSelf(r apiextv1.ValidationRule) bool {
+	return r.OptionalOldSelf != nil && *r.OptionalOldSelf
 }
