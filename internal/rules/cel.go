@@ -43,7 +43,7 @@ var (
 	validationRuleImplied = &Rule{
 		ID: "validation-rule-implied", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A new CEL rule that every object the old schema accepted already satisfies (proven).",
-		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads), or over intervals when it only restates the old bounds (a sum of list sizes capped at what maxItems already allows).",
+		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads, and `!has(oldSelf.newField) || …` on every update of one), or because it restates a rule the old schema had on a node above, reached through properties (a root rule `!(self.spec.type in ['a'])` that became .spec's `!(self.type in ['a'])`: the new rule runs only where .spec is present, where the old one held), or over intervals when it only restates the old bounds (a sum of list sizes capped at what maxItems already allows).",
 	}
 	validationRuleRemoved = &Rule{
 		ID: "validation-rule-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -129,6 +129,14 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
 	res := n.judgeRule(nil, w)
+	if res.Verdict == celproof.Undecided {
+		// A rule moved down from a node above, with the same meaning, rejects nothing new.
+		if steps, ok := n.steps(); ok {
+			if m := n.e.judge(n.version).Moved(celproof.Change{Steps: steps, After: w}); m.Verdict.Safe() {
+				res = m
+			}
+		}
+	}
 	if res.Verdict.Safe() {
 		n.emitRule(validationRuleImplied, finding.Head, w.Rule, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
 		return
