@@ -148,6 +148,9 @@ type prover struct {
 	because []string
 	seen    map[string]bool
 	steps   int
+	// assumed: fields of self (as "self.a.b") whose presence a guard around the term being
+	// rewritten established.
+	assumed map[string]bool
 }
 
 func (p *prover) note(format string, a ...any) {
@@ -217,6 +220,12 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 		if t.kind == "comp" && i >= 2 { // the condition, step and result see the variables
 			e = inner
 		}
+		if g := guarded(t, i); g != "" && e["self"] == env["self"] && !p.assumed[g] {
+			p.assume(g, true)
+			out.args[i] = p.rewrite(a, e)
+			p.assume(g, false)
+			continue
+		}
 		out.args[i] = p.rewrite(a, e)
 	}
 	return simplify(p.fact(&out, env))
@@ -236,7 +245,7 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 			return t.args[1]
 		}
 	case t.kind == "has":
-		b := lookup(t.args[0], env)
+		b := p.lookup(t.args[0], env)
 		if b == nil || !b.present || b.old.Type != "object" {
 			return t
 		}
@@ -252,10 +261,17 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 			return t
 		}
 		if np, ok := b.new.Properties[f]; ok && np.Default.Object != nil {
-			return t
+			// The API server defaults a field of every object it reads (new in this change:
+			// on stored objects too), so the field is there.
+			p.note("%s is new with a default, so set on every object the old schema accepted", t.args[0].String()+"."+f)
+			return trueTerm
 		}
 		p.note("%s is new, so absent from every object the old schema accepted", t.args[0].String()+"."+f)
 		return falseTerm
+	case t.kind == "select":
+		if d := p.newDefault(t, env); d != nil {
+			return d
+		}
 	case t.kind == "call" && (t.name == "_==_" || t.name == "_!=_") && len(t.args) == 2:
 		for i := range 2 {
 			lit, field := t.args[i], t.args[1-i]
@@ -428,7 +444,9 @@ func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool 
 	case o == nil && n == nil:
 		return true
 	case o == nil:
-		return n.Default.Object == nil // new: absent from every stored object, unless defaulted
+		// New: absent from every stored object, unless defaulted; a defaulted one read by name
+		// (not within a value read whole) is what the prover reads as its default.
+		return n.Default.Object == nil || !whole
 	case n == nil:
 		return false // pruned by the new schema
 	}
