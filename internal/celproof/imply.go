@@ -304,7 +304,10 @@ func (p *prover) uniqueKey(t *term, env map[string]*side) bool {
 		!isCall(step.args[1], "_+_") || !equal(step.args[1].args[0], acc) || !equal(step.args[1].args[1], &term{kind: "lit", name: "int:1"}) {
 		return false
 	}
-	l := lookup(t.args[0], env)
+	l := p.lookup(t.args[0], env)
+	if p.uniqueItem(t, l, step.args[0], env) {
+		return true
+	}
 	if l == nil || !l.present || l.old.XListType == nil || *l.old.XListType != "map" || len(l.old.XListMapKeys) != 1 || l.old.Items == nil {
 		return false
 	}
