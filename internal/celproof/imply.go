@@ -233,6 +233,9 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 
 // fact decides t from the old schema when it can.
 func (p *prover) fact(t *term, env map[string]*side) *term {
+	if c := p.sizeFact(t, env); c != nil {
+		return c
+	}
 	switch {
 	case t.kind == "comp":
 		if p.uniqueKey(t, env) {
@@ -241,7 +244,8 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 		// all(x, true) and exists(x, false) over a list every object has: the accumulator
 		// never changes, so the result is its start.
 		acc := &term{kind: "ident", name: t.vars[2]}
-		if r := lookup(t.args[0], env); r != nil && r.present && t.args[1].kind == "lit" && equal(t.args[3], acc) && equal(t.args[4], acc) {
+		init := t.args[1].kind == "lit" || t.args[1].kind == "list" && len(t.args[1].args) == 0
+		if r := p.lookup(t.args[0], env); r != nil && r.present && init && equal(t.args[3], acc) && equal(t.args[4], acc) {
 			return t.args[1]
 		}
 	case t.kind == "has":
@@ -362,6 +366,10 @@ func simplify(t *term) *term {
 		}
 	case t.name == "!_" && len(a) == 1 && a[0].kind == "lit" && (equal(a[0], trueTerm) || equal(a[0], falseTerm)):
 		return boolTerm(equal(a[0], falseTerm))
+	case len(a) == 2 && a[0].kind == "lit" && a[1].kind == "lit":
+		if b, ok := compareInts(t.name, a[0], a[1]); ok {
+			return boolTerm(b)
+		}
 	case t.name == "_?_:_" && len(a) == 3:
 		switch {
 		case equal(a[0], trueTerm):
