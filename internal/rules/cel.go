@@ -124,7 +124,7 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 	}
 	f := n.emitRule(validationRuleChanged, finding.Head, w.Rule, o.Rule, w.Rule, "%s", what+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
-	f.Example = example(res)
+	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
@@ -143,7 +143,7 @@ func (n *node) ruleAdded(w apiextv1.ValidationRule) {
 	}
 	f := n.emitRule(validationRuleAdded, finding.Head, w.Rule, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
-	f.Example = example(res)
+	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
 
 // checkLibraries reports the rules, new in this change (every rule of a new CRD or version), that
@@ -276,12 +276,21 @@ func shown(res celproof.Result) string {
 }
 
 // example is the witness of a create for the finding's example field; an update's witness (a
-// transition rule) is only in the message, as it takes two objects.
+// transition rule) takes two objects and goes to exampleUpdate.
 func example(res celproof.Result) json.RawMessage {
 	if res.Verdict != celproof.Witness || res.Stored != nil {
 		return nil
 	}
 	return finding.Value(res.Example)
+}
+
+// exampleUpdate is the witness of an update (a transition rule): the object as stored, and as
+// written.
+func exampleUpdate(res celproof.Result) *finding.Update {
+	if res.Verdict != celproof.Witness || res.Stored == nil {
+		return nil
+	}
+	return &finding.Update{Old: finding.Value(res.Stored), New: finding.Value(res.Example)}
 }
 
 // errorChanged classifies what changed of a rule whose text stayed: the reason clients branch
