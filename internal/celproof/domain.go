@@ -253,18 +253,24 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 			items = []any{minimal(s.Items)}
 		}
 	}
+	// The first items alone, twice (what uniqueness and counting rules are about) and in pairs
+	// of different items come before the other items: rules about combinations of items (two
+	// references to one parent, one with a sectionName, one with a port) are broken by pairs,
+	// and a bounded search must reach them before the many other single items.
+	first := min(len(items), 8)
 	out := []any{[]any{}}
-	for _, it := range items {
+	for _, it := range items[:first] {
 		out = append(out, []any{it})
 	}
-	for _, it := range items { // duplicates: what uniqueness and counting rules are about
+	for _, it := range items[:first] {
 		out = append(out, []any{it, copyValue(it)})
 	}
-	// Pairs of different items: what rules about combinations of items are about.
-	for i := 0; i < len(items) && i < 8; i++ {
-		for j := i + 1; j < len(items) && j < 8; j++ {
-			out = append(out, []any{items[i], copyValue(items[j])})
-		}
+	out = append(out, pairs(items[:first])...)
+	for _, it := range items[first:] {
+		out = append(out, []any{it})
+	}
+	for _, it := range items[first:] {
+		out = append(out, []any{it, copyValue(it)})
 	}
 	if len(items) > 0 {
 		for _, n := range g.consts.ints {
@@ -287,6 +293,17 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 		held = append(held, l)
 	}
 	return held
+}
+
+// pairs are the lists of two different items.
+func pairs(items []any) []any {
+	var out []any
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			out = append(out, []any{items[i], copyValue(items[j])})
+		}
+	}
+	return out
 }
 
 // keyed makes a candidate list one the old schema can hold, in place: the items of a map-type

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
@@ -147,6 +148,9 @@ type prover struct {
 	because []string
 	seen    map[string]bool
 	steps   int
+	// assumed: fields of self (as "self.a.b") whose presence a guard around the term being
+	// rewritten established.
+	assumed map[string]bool
 }
 
 func (p *prover) note(format string, a ...any) {
@@ -216,6 +220,12 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 		if t.kind == "comp" && i >= 2 { // the condition, step and result see the variables
 			e = inner
 		}
+		if g := guarded(t, i); g != "" && e["self"] == env["self"] && !p.assumed[g] {
+			p.assume(g, true)
+			out.args[i] = p.rewrite(a, e)
+			p.assume(g, false)
+			continue
+		}
 		out.args[i] = p.rewrite(a, e)
 	}
 	return simplify(p.fact(&out, env))
@@ -223,6 +233,9 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 
 // fact decides t from the old schema when it can.
 func (p *prover) fact(t *term, env map[string]*side) *term {
+	if c := p.sizeFact(t, env); c != nil {
+		return c
+	}
 	switch {
 	case t.kind == "comp":
 		if p.uniqueKey(t, env) {
@@ -231,11 +244,12 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 		// all(x, true) and exists(x, false) over a list every object has: the accumulator
 		// never changes, so the result is its start.
 		acc := &term{kind: "ident", name: t.vars[2]}
-		if r := lookup(t.args[0], env); r != nil && r.present && t.args[1].kind == "lit" && equal(t.args[3], acc) && equal(t.args[4], acc) {
+		init := t.args[1].kind == "lit" || t.args[1].kind == "list" && len(t.args[1].args) == 0
+		if r := p.lookup(t.args[0], env); r != nil && r.present && init && equal(t.args[3], acc) && equal(t.args[4], acc) {
 			return t.args[1]
 		}
 	case t.kind == "has":
-		b := lookup(t.args[0], env)
+		b := p.lookup(t.args[0], env)
 		if b == nil || !b.present || b.old.Type != "object" {
 			return t
 		}
@@ -251,10 +265,17 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 			return t
 		}
 		if np, ok := b.new.Properties[f]; ok && np.Default.Object != nil {
-			return t
+			// The API server defaults a field of every object it reads (new in this change:
+			// on stored objects too), so the field is there.
+			p.note("%s is new with a default, so set on every object the old schema accepted", t.args[0].String()+"."+f)
+			return trueTerm
 		}
 		p.note("%s is new, so absent from every object the old schema accepted", t.args[0].String()+"."+f)
 		return falseTerm
+	case t.kind == "select":
+		if d := p.newDefault(t, env); d != nil {
+			return d
+		}
 	case t.kind == "call" && (t.name == "_==_" || t.name == "_!=_") && len(t.args) == 2:
 		for i := range 2 {
 			lit, field := t.args[i], t.args[1-i]
@@ -287,7 +308,10 @@ func (p *prover) uniqueKey(t *term, env map[string]*side) bool {
 		!isCall(step.args[1], "_+_") || !equal(step.args[1].args[0], acc) || !equal(step.args[1].args[1], &term{kind: "lit", name: "int:1"}) {
 		return false
 	}
-	l := lookup(t.args[0], env)
+	l := p.lookup(t.args[0], env)
+	if p.uniqueItem(t, l, step.args[0], env) {
+		return true
+	}
 	if l == nil || !l.present || l.old.XListType == nil || *l.old.XListType != "map" || len(l.old.XListMapKeys) != 1 || l.old.Items == nil {
 		return false
 	}
@@ -342,6 +366,10 @@ func simplify(t *term) *term {
 		}
 	case t.name == "!_" && len(a) == 1 && a[0].kind == "lit" && (equal(a[0], trueTerm) || equal(a[0], falseTerm)):
 		return boolTerm(equal(a[0], falseTerm))
+	case len(a) == 2 && a[0].kind == "lit" && a[1].kind == "lit":
+		if b, ok := compareInts(t.name, a[0], a[1]); ok {
+			return boolTerm(b)
+		}
 	case t.name == "_?_:_" && len(a) == 3:
 		switch {
 		case equal(a[0], trueTerm):
@@ -427,7 +455,9 @@ func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool 
 	case o == nil && n == nil:
 		return true
 	case o == nil:
-		return n.Default.Object == nil // new: absent from every stored object, unless defaulted
+		// New: absent from every stored object, unless defaulted; a defaulted one read by name
+		// (not within a value read whole) is what the prover reads as its default.
+		return n.Default.Object == nil || !whole
 	case n == nil:
 		return false // pruned by the new schema
 	}
@@ -478,18 +508,22 @@ func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool 
 
 // proveByText tries to prove a rule change safe from the rules' text (see above): the new rule
 // equal to the old one once both are rewritten (Equivalent), or true wherever the old node's
-// rules are (Looser; Implied for an added rule). It gives up on transition rules and where the
-// new schema would read a value differently (read is what the new rule and the old node's rules
+// rules are (Looser; Implied for an added rule). It gives up on rules with optionalOldSelf (oldSelf
+// may then be absent) and where the new schema would read a value differently (read is what the new rule and the old node's rules
 // read, as Judge collected it). because lists the schema facts the proof used.
 func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change, read *refNode) (v Verdict, because []string) {
-	if usesOldSelf(c.After) || c.Before != nil && usesOldSelf(*c.Before) {
+	if optionalOldSelf(c.After) || c.Before != nil && optionalOldSelf(*c.Before) {
 		return Undecided, nil
 	}
 	if !readsAgree(read, oldNode, newNode, false) {
 		return Undecided, nil
 	}
 	p := &prover{seen: map[string]bool{}}
-	env := map[string]*side{"self": {old: oldNode, new: newNode, present: true}}
+	// A transition rule runs on updates the old schema allowed: oldSelf is a stored object and
+	// self the one written, both accepted by the old schema, so what the old schema guarantees
+	// holds for each (a field new in this change is absent from both). The old node's rules
+	// below are used only about self.
+	env := map[string]*side{"self": {old: oldNode, new: newNode, present: true}, "oldSelf": {old: oldNode, new: newNode, present: true}}
 	rewritten := func(rule string) *term {
 		a, ok := j.parse(rule)
 		if !ok {
@@ -531,4 +565,9 @@ func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Cha
 		return Implied, p.because
 	}
 	return Looser, p.because
+}
+
+// optionalOldSelf reports whether the rule also runs on creates, with oldSelf an optional value.
+func optionalOldSelf(r apiextv1.ValidationRule) bool {
+	return r.OptionalOldSelf != nil && *r.OptionalOldSelf
 }

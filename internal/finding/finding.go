@@ -113,6 +113,9 @@ type Finding struct {
 	// Example is an object the base schema accepts and the head schema rejects, as the API
 	// server's validator decides (DESIGN §2): how a tightening is shown rather than asserted.
 	Example json.RawMessage `json:"example,omitempty"`
+	// ExampleUpdate is the witness of a transition rule (DESIGN §6): an update from a stored
+	// object that the base schema allowed and the head schema refuses.
+	ExampleUpdate *Update `json:"exampleUpdate,omitempty"`
 	// Locations are every copy of the CRD that this finding applies to, Location among them,
 	// when byte-identical copies were compared once (DESIGN §3); empty for a single copy.
 	Locations []Location `json:"locations,omitempty"`
@@ -254,4 +257,10 @@ func SortLocations(ls []Location) {
 		}
 		return a.Side < b.Side
 	})
+}
+
+// Update is an update of a stored object: Old as stored, New as written.
+type Update struct {
+	Old json.RawMessage `json:"old"`
+	New json.RawMessage `json:"new"`
 }

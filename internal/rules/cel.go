@@ -43,7 +43,7 @@ var (
 	validationRuleImplied = &Rule{
 		ID: "validation-rule-implied", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "A new CEL rule that every object the old schema accepted already satisfies (proven).",
-		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads), or over intervals when it only restates the old bounds (a sum of list sizes capped at what maxItems already allows).",
+		Doc:     "The rule constrains only fields that are new in this change (so absent from every stored object), or what the old schema's required fields, enums and rules already imply. crdguard proves this by evaluating the rule on every combination of the data it reads under the old schema, or else from its text (`!has(self.newField) || …` is true on every stored object, whatever else it reads, and `!has(oldSelf.newField) || …` on every update of one; behind a guard such as `!has(self.tls) || …` the rest reads self.tls as present, and a new field with a default reads as that default, so `!has(self.tls) || !(has(self.tls.autoSNI) && self.tls.autoSNI) || …` is vacuous when autoSNI is new without a default or with default false; a uniqueness rule, `self.all(x, self.exists_one(y, y == x))` or `size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0`, on a set-type list of strings, integers or booleans, whose items the API server already keeps unique), or because it restates a rule the old schema had on a node above, reached through properties (a root rule `!(self.spec.type in ['a'])` that became .spec's `!(self.type in ['a'])`: the new rule runs only where .spec is present, where the old one held), or over intervals when it only restates the old bounds (a sum of list sizes capped at what maxItems already allows).",
 	}
 	validationRuleRemoved = &Rule{
 		ID: "validation-rule-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -124,18 +124,26 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 	}
 	f := n.emitRule(validationRuleChanged, finding.Head, w.Rule, o.Rule, w.Rule, "%s", what+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
-	f.Example = example(res)
+	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
 	res := n.judgeRule(nil, w)
+	if res.Verdict == celproof.Undecided {
+		// A rule moved down from a node above, with the same meaning, rejects nothing new.
+		if steps, ok := n.steps(); ok {
+			if m := n.e.judge(n.version).Moved(celproof.Change{Steps: steps, After: w}); m.Verdict.Safe() {
+				res = m
+			}
+		}
+	}
 	if res.Verdict.Safe() {
 		n.emitRule(validationRuleImplied, finding.Head, w.Rule, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
 		return
 	}
 	f := n.emitRule(validationRuleAdded, finding.Head, w.Rule, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
-	f.Example = example(res)
+	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
 
 // checkLibraries reports the rules, new in this change (every rule of a new CRD or version), that
@@ -268,12 +276,21 @@ func shown(res celproof.Result) string {
 }
 
 // example is the witness of a create for the finding's example field; an update's witness (a
-// transition rule) is only in the message, as it takes two objects.
+// transition rule) takes two objects and goes to exampleUpdate.
 func example(res celproof.Result) json.RawMessage {
 	if res.Verdict != celproof.Witness || res.Stored != nil {
 		return nil
 	}
 	return finding.Value(res.Example)
+}
+
+// exampleUpdate is the witness of an update (a transition rule): the object as stored, and as
+// written.
+func exampleUpdate(res celproof.Result) *finding.Update {
+	if res.Verdict != celproof.Witness || res.Stored == nil {
+		return nil
+	}
+	return &finding.Update{Old: finding.Value(res.Stored), New: finding.Value(res.Example)}
 }
 
 // errorChanged classifies what changed of a rule whose text stayed: the reason clients branch
