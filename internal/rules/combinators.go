@@ -2,6 +2,8 @@ package rules
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -9,9 +11,10 @@ import (
 )
 
 // Combinators: allOf, anyOf, oneOf and not. Branches that stay in place are compared one by
-// one by the walker; here the branch lists grew or shrank. Only clean cases are classified —
-// branches appended to or dropped from the end of an otherwise unchanged list, or the keyword
-// appearing or disappearing — anything else stays unknown-change.
+// one by the walker; here the branch lists grew or shrank. Combinators whose branches only
+// require fields are decided over which fields are set (presenceLoosened); otherwise only clean
+// cases are classified — branches appended to or dropped from the end of an otherwise
+// unchanged list, or the keyword appearing or disappearing — anything else stays unknown-change.
 
 var (
 	combinatorTightened = &Rule{
@@ -23,13 +26,16 @@ var (
 	combinatorLoosened = &Rule{
 		ID: "combinator-loosened", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "An allOf/anyOf/oneOf/not now accepts more values (removed, anyOf branch added, allOf branch removed).",
-		Doc:     "Accepting more values is safe for writers; readers must cope with them.",
+		Doc:     "Accepting more values is safe for writers; readers must cope with them. Combinators whose branches only require fields (exactly one of s3, gs, host becoming at least one of them but never s3 with gs) are proven by trying every choice of which of those fields an object sets: every choice the old node accepted must still be accepted.",
 	}
 )
 
 var combinatorRules = []*Rule{combinatorTightened, combinatorLoosened}
 
 func checkCombinators(n *node) {
+	if presenceLoosened(n) {
+		return
+	}
 	for _, c := range []struct {
 		kw               keyword
 		old, new         []apiextv1.JSONSchemaProps
@@ -77,4 +83,109 @@ func (n *node) combinator(k keyword, tightens bool, format string, args ...any) 
 	}
 	f := n.emit(r, side, n.keyAt(side, k), nil, nil, format, args...)
 	f.Ratchetable = false
+}
+
+// presenceLoosened proves a change of combinators whose branches only require fields (the
+// usual "exactly one of s3, gs, host" shape) from which of those fields an object sets: when
+// every choice of set fields that the old node accepts (its own required fields included) is
+// accepted by the new combinators, nothing the old schema accepted is refused by them. It
+// reports that as one combinator-loosened and judges every combinator keyword of the node;
+// otherwise it says nothing. Branch lists of equal length are paired by the walker instead.
+func presenceLoosened(n *node) bool {
+	o, w := n.old, n.new
+	if reflect.DeepEqual(combinatorsOf(o), combinatorsOf(w)) {
+		return false
+	}
+	var names []string
+	if !requiredOnly(o, &names) || !requiredOnly(w, &names) || len(names) == 0 || len(names) > maxPresenceFields {
+		return false
+	}
+	if len(o.AllOf) == len(w.AllOf) && len(o.AllOf) > 0 || len(o.AnyOf) == len(w.AnyOf) && len(o.AnyOf) > 0 ||
+		len(o.OneOf) == len(w.OneOf) && len(o.OneOf) > 0 || o.Not != nil && w.Not != nil {
+		return false
+	}
+	for set := 0; set < 1<<len(names); set++ {
+		present := func(name string) bool { return set&(1<<slices.Index(names, name)) != 0 }
+		if allSet(o.Required, present) && combinatorsAccept(o, present) && !combinatorsAccept(w, present) {
+			return false
+		}
+	}
+	first, found := kwOneOf, false
+	for _, k := range []keyword{kwAllOf, kwAnyOf, kwOneOf, kwNot} {
+		n.judge(k)
+		if !found && n.e.doc(finding.Head).Has(n.at(finding.Head, keywordNames[k])) {
+			first, found = k, true
+		}
+	}
+	n.combinator(first, false, "the allOf/anyOf/oneOf/not of %s changed, and every object they accepted is still accepted (proven over which of %s are set)", n.path, strings.Join(names, ", "))
+	return true
+}
+
+// maxPresenceFields bounds the fields whose presence is enumerated (2^12 choices).
+const maxPresenceFields = 12
+
+type combinators struct {
+	allOf, anyOf, oneOf []apiextv1.JSONSchemaProps
+	not                 *apiextv1.JSONSchemaProps
+}
+
+func combinatorsOf(s *apiextv1.JSONSchemaProps) combinators {
+	return combinators{s.AllOf, s.AnyOf, s.OneOf, s.Not}
+}
+
+// requiredOnly reports whether every combinator branch of s only requires fields, adding the
+// names they require to names.
+func requiredOnly(s *apiextv1.JSONSchemaProps, names *[]string) bool {
+	c := combinatorsOf(s)
+	branches := slices.Concat(c.allOf, c.anyOf, c.oneOf)
+	if c.not != nil {
+		branches = append(branches, *c.not)
+	}
+	for _, b := range branches {
+		rest := b
+		rest.Required = nil
+		if len(b.Required) == 0 || !reflect.DeepEqual(rest, apiextv1.JSONSchemaProps{}) {
+			return false
+		}
+		for _, r := range b.Required {
+			if !slices.Contains(*names, r) {
+				*names = append(*names, r)
+			}
+		}
+	}
+	return true
+}
+
+func allSet(required []string, present func(string) bool) bool {
+	for _, r := range required {
+		if !present(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// combinatorsAccept evaluates the combinators of s, all of whose branches only require fields,
+// for an object that sets exactly the present fields.
+func combinatorsAccept(s *apiextv1.JSONSchemaProps, present func(string) bool) bool {
+	for _, b := range s.AllOf {
+		if !allSet(b.Required, present) {
+			return false
+		}
+	}
+	if len(s.AnyOf) > 0 && !slices.ContainsFunc(s.AnyOf, func(b apiextv1.JSONSchemaProps) bool { return allSet(b.Required, present) }) {
+		return false
+	}
+	if len(s.OneOf) > 0 {
+		matched := 0
+		for _, b := range s.OneOf {
+			if allSet(b.Required, present) {
+				matched++
+			}
+		}
+		if matched != 1 {
+			return false
+		}
+	}
+	return s.Not == nil || !allSet(s.Not.Required, present)
 }
