@@ -41,7 +41,8 @@ func (j *Judge) Refused(steps []Step, values []any, refused func(*field.Error) b
 			continue
 		}
 		for _, e := range sides[1].Create(obj).Errors {
-			if e.Field == at && refused(e) {
+			// kube-openapi's format errors carry no field, only "… in spec.size" at the end.
+			if (e.Field == at || e.Field == "<nil>" && strings.HasSuffix(e.Detail, " in "+at)) && refused(e) {
 				return j.asNamed(obj), v
 			}
 		}

@@ -2,9 +2,13 @@ package rules
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
@@ -143,23 +147,43 @@ func checkFormat(n *node) {
 	if formatLoosened(n) {
 		return
 	}
-	stringChange(n, kwFormat, n.old.Format, n.new.Format, formatAdded, formatChanged, formatRemoved)
+	f := stringChange(n, kwFormat, n.old.Format, n.new.Format, formatAdded, formatChanged, formatRemoved)
+	if f != nil && n.new.Type == "integer" && n.new.Format == "int32" {
+		int32Example(n, f)
+	}
 }
 
-// stringChange classifies a string keyword that restricts values when set.
-func stringChange(n *node, k keyword, o, w string, added, changed, removed *Rule) {
-	if !n.changed(k) {
+// int32Example gives a format change to int32 on an integer its witness: a value just outside
+// int32 that the old schema accepts and the API server's validator refuses for the format now.
+func int32Example(n *node, f *finding.Finding) {
+	steps, ok := n.steps()
+	if !ok {
 		return
+	}
+	obj, used := n.e.judge(n.version).Refused(steps, []any{int64(math.MaxInt32) + 1, int64(math.MinInt32) - 1}, func(e *field.Error) bool {
+		return strings.Contains(e.Detail, "format int32")
+	})
+	if obj != nil {
+		f.Example = finding.Value(obj)
+		f.Message = strings.Replace(f.Message, ": ", fmt.Sprintf(": e.g. %d was accepted and is now rejected: ", used), 1)
+	}
+}
+
+// stringChange classifies a string keyword that restricts values when set, and returns the
+// finding it made (nil when the keyword did not change).
+func stringChange(n *node, k keyword, o, w string, added, changed, removed *Rule) *finding.Finding {
+	if !n.changed(k) {
+		return nil
 	}
 	n.judge(k)
 	name := keywordNames[k]
 	switch {
 	case o == "":
-		n.emit(added, finding.Head, n.keyAt(finding.Head, k), nil, w, "%s now has %s %s", n.path, name, strconv.Quote(w))
+		return n.emit(added, finding.Head, n.keyAt(finding.Head, k), nil, w, "%s now has %s %s", n.path, name, strconv.Quote(w))
 	case w == "":
-		n.emit(removed, finding.Base, n.keyAt(finding.Base, k), o, nil, "%s no longer has %s %s", n.path, name, strconv.Quote(o))
+		return n.emit(removed, finding.Base, n.keyAt(finding.Base, k), o, nil, "%s no longer has %s %s", n.path, name, strconv.Quote(o))
 	default:
-		n.emit(changed, finding.Head, n.keyAt(finding.Head, k), o, w, "%s of %s changed from %s to %s", name, n.path, strconv.Quote(o), strconv.Quote(w))
+		return n.emit(changed, finding.Head, n.keyAt(finding.Head, k), o, w, "%s of %s changed from %s to %s", name, n.path, strconv.Quote(o), strconv.Quote(w))
 	}
 }
 
