@@ -37,11 +37,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	// neither added nor removed, and an error names the file (see unreadable).
 	baseUnread, headUnread := unreadable(old, new, finding.Base), unreadable(new, old, finding.Head)
 	r.Findings = append(append(r.Findings, baseUnread.findings...), headUnread.findings...)
-	for _, p := range old.Problems {
-		if fileHasProblem(new, p.File) {
-			r.Notices = append(r.Notices, "base: "+p.Error()) // the head's invalid-crd says it
-		}
-	}
+	r.Notices = append(r.Notices, baseUnread.notices...)
 	broken := map[string]bool{}
 	for _, p := range new.Problems {
 		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
@@ -97,6 +93,8 @@ type unread struct {
 	names map[string]bool
 	// findings are the errors for them.
 	findings []finding.Finding
+	// notices name the base problems the head has at the same file: its invalid-crd says them.
+	notices []string
 }
 
 // unreadable collects the inputs of one side that held CRDs and could not be read: documents
@@ -125,7 +123,11 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 				}
 			}
 		}
-		if side == finding.Base && !fileHasProblem(other, p.File) {
+		switch {
+		case side == finding.Head: // the head's problems are invalid-crd of their own
+		case fileHasProblem(other, p.File):
+			u.notices = append(u.notices, "base: "+p.Error())
+		default:
 			u.findings = append(u.findings, rules.Unreadable(p, side))
 		}
 	}

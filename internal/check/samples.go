@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -189,8 +188,5 @@ var draftFolders = map[string]bool{"docs": true, "doc": true, "design": true, "p
 
 // draft reports whether a CRD's path is a draft's rather than the shipped definition's.
 func draft(rel string) bool {
-	if source.InTestFolder(rel) {
-		return true
-	}
-	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return draftFolders[d] })
+	return source.InTestFolder(rel) || source.InFolder(rel, draftFolders)
 }

@@ -153,8 +153,7 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 
 func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
 	if err := expandMerges(doc); err != nil {
-		ne := err.(*nodeError)
-		return nil, &Problem{File: file, Line: ne.line, Name: guessName(doc), Message: ne.msg}
+		return nil, &Problem{File: file, Line: err.line, Name: guessName(doc), Message: err.msg}
 	}
 	root := resolveAlias(doc.Content[0])
 	if root.Kind != yaml.MappingNode {

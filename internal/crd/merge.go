@@ -12,7 +12,7 @@ import (
 // order: a merge sets every key of the merged mapping (of a list of mappings, the earlier ones
 // winning), a later key replaces an earlier one, and values are never merged deeper. The merged
 // nodes are shared, not copied, so each keeps the line it was written on.
-func expandMerges(doc *yaml.Node) error {
+func expandMerges(doc *yaml.Node) *nodeError {
 	e := merger{done: map[*yaml.Node]bool{}}
 	return e.walk(doc, 0)
 }
@@ -23,7 +23,7 @@ type merger struct {
 	done map[*yaml.Node]bool
 }
 
-func (m merger) walk(n *yaml.Node, depth int) error {
+func (m merger) walk(n *yaml.Node, depth int) *nodeError {
 	if n == nil || m.done[n] {
 		return nil
 	}
@@ -59,7 +59,7 @@ func isMergeKey(k *yaml.Node) bool {
 
 // expand replaces n's content by the entries the merge keys stand for; n's children (and so the
 // merged mappings) are already expanded.
-func (m merger) expand(n *yaml.Node) error {
+func (m merger) expand(n *yaml.Node) *nodeError {
 	has := false
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if isMergeKey(n.Content[i]) {

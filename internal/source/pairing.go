@@ -93,9 +93,11 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 var testFolders = map[string]bool{"test": true, "tests": true, "testdata": true, "e2e": true, "kuttl": true, "chainsaw": true}
 
 // InTestFolder reports whether a path lies in a folder of test fixtures.
-func InTestFolder(rel string) bool {
-	dirs := strings.Split(path.Dir(rel), "/")
-	return slices.ContainsFunc(dirs, func(d string) bool { return testFolders[d] })
+func InTestFolder(rel string) bool { return InFolder(rel, testFolders) }
+
+// InFolder reports whether a path lies in a folder with one of the names.
+func InFolder(rel string, names map[string]bool) bool {
+	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return names[d] })
 }
 
 // byName groups a tree's definitions by name, each group in path order.
@@ -119,7 +121,6 @@ func indexOf(cs []*crd.CRD, used []bool, ok func(*crd.CRD) bool) int {
 	return -1
 }
 
-// rel is a file's path under the tree's root.
 // Rel returns a file's path below the tree's root, the path copies of a CRD are paired by.
 func (t *Tree) Rel(file string) string { return t.rel(file) }
 
@@ -132,6 +133,7 @@ func SameInput(t *Tree, file string, other *Tree, otherFile string) bool {
 	return t.Input != "" && t.Input == file && other.Input == otherFile
 }
 
+// rel is a file's path under the tree's root.
 func (t *Tree) rel(file string) string {
 	if t.Root == "" {
 		return file

@@ -109,9 +109,11 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 			if !ok {
 				continue
 			}
-			body, files[name] = plainPatch(b), plainPatch(b)
+			body = plainPatch(b)
+			files[name] = body
 		} else {
-			p.Patch = string(plainPatch(body))
+			body = plainPatch(body)
+			p.Patch = string(body)
 		}
 		if (p.Target != nil && p.Target.Kind == crd.Kind) || (p.Target == nil || p.Target.Kind == "") && crd.MentionsCRD(body) {
 			// Git mode reads only the definitions a change concerns: a patch of another CRD
