@@ -377,10 +377,14 @@ func (j *Judge) repairRule(obj map[string]any, steps []Step, read *refNode, f *f
 			}
 		}
 	}
+	j.mu.Lock()
 	found, seen := j.repairs[memo]
+	j.mu.Unlock()
 	if !seen {
 		found = j.repairValue(f, kept, cur)
+		j.mu.Lock()
 		j.repairs[memo] = found
+		j.mu.Unlock()
 	}
 	if found == nil {
 		return false

@@ -6,23 +6,16 @@
 package celproof
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	celast "github.com/google/cel-go/common/ast"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
-	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -113,15 +106,29 @@ type Judge struct {
 	newRoot  *structuralschema.Structural
 	versions [2]*validation.Version
 	err      error
-	programs map[string]*nodeProgram
-	// results are the judgements made, by change, for every version sharing the judge.
-	results map[string]Result
-	parsed  map[string]*celast.AST
-	// repairs remembers, by node and kept fields, the value a repair found (nil: none).
-	repairs map[string]any
+	*memo
 	// named is the version examples are written for; version is the one validated (the same,
 	// unless the judge is shared by versions with the same schemas).
 	named string
+}
+
+// memo is what a judge keeps, shared by the versions that share it (As) and by the goroutines
+// judging its changes (Start): every entry is a function of its key alone, so which goroutine
+// fills it, and when, changes no verdict.
+type memo struct {
+	mu       sync.Mutex
+	programs map[string]*programEntry
+	// results are the judgements made or under way, by change.
+	results map[string]*pending
+	parsed  map[string]*celast.AST
+	// repairs remembers, by node and kept fields, the value a repair found (nil: none).
+	repairs map[string]any
+}
+
+// programEntry is one node program, compiled once by whoever asks first.
+type programEntry struct {
+	once sync.Once
+	p    *nodeProgram
 }
 
 // readBy is what the rules read of self and oldSelf, with their literals added to consts; ok is
@@ -146,21 +153,25 @@ func (j *Judge) readWith(rules []apiextv1.ValidationRule, consts *constants, fol
 
 // parse parses a rule once per judge, with the API server's stored-expressions environment.
 func (j *Judge) parse(rule string) (*celast.AST, bool) {
-	if a, ok := j.parsed[rule]; ok {
+	j.mu.Lock()
+	a, ok := j.parsed[rule]
+	j.mu.Unlock()
+	if ok {
 		return a, a != nil
 	}
-	a, iss := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).StoredExpressionsEnv().Parse(rule)
-	var out *celast.AST
+	parsed, iss := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).StoredExpressionsEnv().Parse(rule)
 	if iss.Err() == nil {
-		out = a.NativeRep()
+		a = parsed.NativeRep()
 	}
-	j.parsed[rule] = out
-	return out, out != nil
+	j.mu.Lock()
+	j.parsed[rule] = a
+	j.mu.Unlock()
+	return a, a != nil
 }
 
 // NewJudge prepares the judgement of one version present in both CRDs.
 func NewJudge(old, new *crd.CRD, version string) *Judge {
-	j := &Judge{old: old, new: new, version: version, programs: map[string]*nodeProgram{}, results: map[string]Result{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}
+	j := &Judge{old: old, new: new, version: version, memo: &memo{programs: map[string]*programEntry{}, results: map[string]*pending{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}}
 	j.versions[0], j.err = validation.NewVersion(old, version)
 	if j.err == nil {
 		j.versions[1], j.err = validation.NewVersion(new, version)
@@ -186,15 +197,7 @@ var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
 func (j *Judge) Judge(c Change) Result {
 	// Versions with the same schemas (see As) ask the same questions: each is judged once,
 	// and only the witnesses' apiVersion differs.
-	key, err := json.Marshal(c)
-	if err != nil {
-		return j.judge(c)
-	}
-	res, ok := j.results[string(key)]
-	if !ok {
-		res = j.judge(c)
-		j.results[string(key)] = res
-	}
+	res := j.pending(c).wait()
 	if res.Example != nil {
 		res.Example = j.asNamed(copyValue(res.Example).(map[string]any))
 	}
@@ -442,116 +445,6 @@ func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any 
 	}
 	structuraldefaulting.Default(v, s)
 	return v
-}
-
-// nodeProgram is the API server's CEL validator for the rules of one schema node (and none
-// below it), compiled once. Each rule's message is replaced by a marker, so that the errors say
-// which rules failed.
-type nodeProgram struct {
-	v *cel.Validator
-	n int
-	// whole, when v was compiled against a narrowed schema (see narrow), compiles the rules
-	// against the node's whole schema: asked whenever v cannot give an answer, so that a gap
-	// in what the rules were found to read never changes one.
-	whole func() *nodeProgram
-}
-
-// program returns the compiled rules of a node, keyed by side and path: all of them, or (only
-// ≥ 0) that one rule alone.
-func (j *Judge) program(key string, node *structuralschema.Structural, isRoot bool, only int) *nodeProgram {
-	if p, ok := j.programs[key]; ok {
-		return p
-	}
-	var rules []apiextv1.ValidationRule
-	for i, r := range node.XValidations {
-		if only < 0 || i == only {
-			rules = append(rules, r)
-		}
-	}
-	// The validator sees only what these rules read; a rule that does not parse will not
-	// compile either, and the whole node leaves that to the validator.
-	var whole *nodeProgram
-	p := &nodeProgram{whole: func() *nodeProgram {
-		if whole == nil {
-			whole = compiledFor(node.DeepCopy(), rules, isRoot)
-		}
-		return whole
-	}}
-	if read, ok := j.readWith(rules, &constants{}, true); ok {
-		narrowed := compiledFor(narrow(node, read), rules, isRoot)
-		p.v, p.n = narrowed.v, narrowed.n
-	} else {
-		p = p.whole()
-	}
-	j.programs[key] = p
-	return p
-}
-
-// compiledFor compiles rules at schema node s (which it changes): the rules below s are dropped.
-// The same rules in the same schema context compile to the same programs: once per run,
-// whichever pair, version or side they come from.
-func compiledFor(s *structuralschema.Structural, rules []apiextv1.ValidationRule, isRoot bool) *nodeProgram {
-	validation.ClearRules(s)
-	for _, r := range rules {
-		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(len(s.XValidations)), "", "", nil
-		s.XValidations = append(s.XValidations, r)
-	}
-	content, err := json.Marshal(s)
-	if err != nil {
-		return &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)}
-	}
-	sum := sha256.Sum256(append(content, fmt.Sprint(isRoot)...))
-	p, ok := compiled.Load(sum)
-	if !ok {
-		p, _ = compiled.LoadOrStore(sum, &nodeProgram{v: cel.NewValidator(s, isRoot, celconfig.PerCallLimit), n: len(s.XValidations)})
-	}
-	return p.(*nodeProgram)
-}
-
-// compiled holds every node program compiled in this process, by content.
-var compiled sync.Map
-
-// ForgetCompiled drops the programs compiled so far, so that a benchmark's runs start cold.
-func ForgetCompiled() { compiled.Clear() }
-
-func marker(i int) string { return fmt.Sprintf("crdguard-rule-%d.", i) }
-
-var markerRE = regexp.MustCompile(`crdguard-rule-(\d+)\.`)
-
-// eval runs every rule of the node on obj (an update of old when old is not nil) and says which
-// failed; ok is false when a rule could not be compiled or ran out of budget.
-func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
-	failed, ok, uncompiled := p.evalHere(obj, old)
-	if uncompiled && p.whole != nil {
-		failed, ok, _ = p.whole().evalHere(obj, old)
-	}
-	return failed, ok
-}
-
-// evalHere is eval with this program alone; uncompiled says that a rule did not compile.
-func (p *nodeProgram) evalHere(obj, old any) (failed []bool, ok, uncompiled bool) {
-	failed = make([]bool, p.n)
-	if p.v == nil {
-		return failed, true, false
-	}
-	errs, remaining := p.v.Validate(context.Background(), nil, nil, obj, old, celconfig.RuntimeCELCostBudget)
-	if remaining < 0 {
-		return nil, false, false
-	}
-	for _, e := range errs {
-		if strings.Contains(e.Detail, "compile") { // "rule compile error", "rule compiler initialization error"
-			return nil, false, true
-		}
-		m := markerRE.FindStringSubmatch(e.Detail)
-		if m == nil || strings.Contains(e.Detail, "cost") {
-			return nil, false, false
-		}
-		i, _ := strconv.Atoi(m[1])
-		if i < p.n {
-			failed[i] = true
-		}
-	}
-	return failed, true, false
 }
 
 // String names the verdict.

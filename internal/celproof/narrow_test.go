@@ -112,7 +112,7 @@ func rulesOf(rules []string) []apiextv1.ValidationRule {
 // narrowFor narrows the schema for rules, as Judge.program does.
 func narrowFor(t *testing.T, s *structuralschema.Structural, rules []string) *structuralschema.Structural {
 	t.Helper()
-	j := &Judge{parsed: map[string]*celast.AST{}}
+	j := &Judge{memo: &memo{parsed: map[string]*celast.AST{}}}
 	read, ok := j.readWith(rulesOf(rules), &constants{}, true)
 	if !ok {
 		t.Fatalf("rules %q do not parse", rules)

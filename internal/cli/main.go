@@ -68,6 +68,7 @@ Examples:
 // releaseCommit are what a release build stamped into package main (empty otherwise).
 func Main(releaseVersion, releaseCommit string) int {
 	version, commit = releaseVersion, releaseCommit
+	tuneGC()
 	args := os.Args[1:]
 	if len(args) == 0 && os.Getenv("GITHUB_ACTIONS") == "true" {
 		args = []string{"action"}

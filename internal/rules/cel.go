@@ -112,8 +112,12 @@ func checkValidations(n *node) {
 }
 
 func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
+	judged := n.judgeRule(&o, w)
+	n.e.later(func() { n.emitChanged(o, w, judged()) })
+}
+
+func (n *node) emitChanged(o, w apiextv1.ValidationRule, res celproof.Result) {
 	what := fmt.Sprintf("validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
-	res := n.judgeRule(&o, w)
 	switch res.Verdict {
 	case celproof.Equivalent:
 		n.emitRule(validationRuleRewritten, finding.Head, w.Rule, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
@@ -128,7 +132,11 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 }
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
-	res := n.judgeRule(nil, w)
+	judged := n.judgeRule(nil, w)
+	n.e.later(func() { n.emitAdded(w, judged()) })
+}
+
+func (n *node) emitAdded(w apiextv1.ValidationRule, res celproof.Result) {
 	if res.Verdict == celproof.Undecided {
 		// A rule moved down from a node above, with the same meaning, rejects nothing new.
 		if steps, ok := n.steps(); ok {
@@ -178,14 +186,17 @@ func checkLibraries(e *emitter) {
 	}
 }
 
-// judgeRule evaluates a new or changed rule against the old schema (celproof); a rule in a
-// branch of allOf/anyOf/oneOf/not is left undecided.
-func (n *node) judgeRule(o *apiextv1.ValidationRule, w apiextv1.ValidationRule) celproof.Result {
+// judgeRule starts evaluating a new or changed rule against the old schema (celproof) and
+// returns the wait for its result; a rule in a branch of allOf/anyOf/oneOf/not is left
+// undecided.
+func (n *node) judgeRule(o *apiextv1.ValidationRule, w apiextv1.ValidationRule) func() celproof.Result {
 	steps, ok := n.steps()
 	if !ok {
-		return celproof.Result{}
+		return func() celproof.Result { return celproof.Result{} }
 	}
-	return n.e.judge(n.version).Judge(celproof.Change{Steps: steps, Before: o, After: w})
+	j, c := n.e.judge(n.version), celproof.Change{Steps: steps, Before: o, After: w}
+	j.Start(c)
+	return func() celproof.Result { return j.Judge(c) }
 }
 
 // steps leads from the schema root to this node; false inside a combinator branch.

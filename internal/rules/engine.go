@@ -59,6 +59,34 @@ type emitter struct {
 	judges map[string]*celproof.Judge
 	opts   Options
 	regex  *patternMemo
+	// pending are the findings the walk left to emit once their judgements (CEL rules, judged
+	// in the background) are made, each with the place in out where the walk met it.
+	pending []deferred
+}
+
+// deferred is a finding left for later, and where it goes among the others.
+type deferred struct {
+	at   int
+	emit func()
+}
+
+// later defers emitting a finding until the walk is over, so that the walk goes on while what
+// the finding says is worked out.
+func (e *emitter) later(emit func()) { e.pending = append(e.pending, deferred{len(e.out), emit}) }
+
+// settle emits what the walk deferred, each where the walk met it: the findings come out in
+// the order they would have without deferring (the first of them name a served version's
+// differences in its conversion-missing message).
+func (e *emitter) settle() {
+	pending, rest := e.pending, e.out
+	e.pending, e.out = nil, make([]finding.Finding, 0, len(rest)+len(pending))
+	from := 0
+	for _, d := range pending {
+		e.out = append(e.out, rest[from:d.at]...)
+		from = d.at
+		d.emit()
+	}
+	e.out = append(e.out, rest[from:]...)
 }
 
 // doc returns the document on one side.

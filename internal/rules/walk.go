@@ -58,6 +58,7 @@ func (r *relStep) appendTo(p crd.Path) crd.Path {
 // compareSchemas walks the schemas of one version present on both sides.
 func compareSchemas(e *emitter, version string, old, new *apiextv1.JSONSchemaProps) {
 	walk(&node{e: e, version: version, old: old, new: new, path: "."})
+	e.settle()
 }
 
 func walk(n *node) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -45,6 +46,8 @@ type Version struct {
 	openAPI *apiextensions.JSONSchemaProps
 	// Structural is the structural schema the server derives.
 	Structural *structuralschema.Structural
+	// mu guards what is built lazily: a Version is shared by goroutines judging CEL changes.
+	mu sync.Mutex
 	// reaching are the validators built by Reaching, by the rule-carrying nodes they keep;
 	// full replaces them once building them costs more than compiling every rule once.
 	reaching map[string]*Schema
@@ -97,6 +100,8 @@ func newVersion(c *crd.CRD, version string, quiet bool) (*Version, error) {
 // WithoutCEL is the validator with every step but the CEL rules, which a caller that compiles
 // rules node by node (internal/celproof) runs itself; built once.
 func (v *Version) WithoutCEL() (*Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if v.noCEL == nil {
 		s, err := v.schema(nil)
 		if err != nil {
@@ -111,6 +116,8 @@ func (v *Version) WithoutCEL() (*Schema, error) {
 // schema nodes obj does not reach are left out — they would never run — so that checking one
 // object does not compile every rule of a large CRD. Everything else is the full validator.
 func (v *Version) Reaching(obj map[string]any) (*Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if v.full != nil {
 		return v.full, nil
 	}
