@@ -105,7 +105,12 @@ func presenceLoosened(n *node) bool {
 		return false
 	}
 	for set := 0; set < 1<<len(names); set++ {
-		present := func(name string) bool { return set&(1<<slices.Index(names, name)) != 0 }
+		// The node's own required fields that no branch names are set in every object it
+		// accepts, whatever the branches ask.
+		present := func(name string) bool {
+			i := slices.Index(names, name)
+			return i < 0 || set&(1<<i) != 0
+		}
 		if allSet(o.Required, present) && combinatorsAccept(o, present) && !combinatorsAccept(w, present) {
 			return false
 		}
