@@ -113,16 +113,19 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 	for _, c := range other.CRDs {
 		otherReadable[c.Name] = true
 	}
-	for _, p := range t.Problems {
+	unknown := func(p crd.Problem) {
 		if p.Name != "" {
 			u.names[p.Name] = true
-		} else {
-			for _, c := range other.CRDs {
-				if source.SameInput(t, p.File, other, c.File) {
-					u.names[c.Name] = true // what the file held is unknown: its counterpart's CRDs
-				}
+			return
+		}
+		for _, c := range other.CRDs {
+			if source.SameInput(t, p.File, other, c.File) {
+				u.names[c.Name] = true // what the file held is unknown: its counterpart's CRDs
 			}
 		}
+	}
+	for _, p := range t.Problems {
+		unknown(p)
 		switch {
 		case side == finding.Head: // the head's problems are invalid-crd of their own
 		case fileHasProblem(other, p.File):
@@ -132,9 +135,7 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 		}
 	}
 	for _, p := range t.Unread {
-		if p.Name != "" {
-			u.names[p.Name] = true
-		}
+		unknown(p)
 		if p.Name != "" && otherReadable[p.Name] && !readable[p.Name] || p.Name == "" && !fileUnread(other, p.File) {
 			u.findings = append(u.findings, rules.Unreadable(p, side))
 		}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,5 +89,57 @@ func TestGitSamplesShippedDefinitionOnly(t *testing.T) {
 		"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n")
 	if want := []string{"1 object(s) in test folders were not validated as samples"}; !slices.Equal(res.Notices, want) {
 		t.Errorf("notices %q, want %q", res.Notices, want)
+	}
+}
+
+// A changed manifest whose blob is missing (a partial or shallow clone) fails closed: one
+// invalid-crd naming the file and side, the CRD on the other side neither added nor removed, the
+// rest of the change still checked — not an abort.
+func TestGitChangedBlobUnreadable(t *testing.T) {
+	old, new := caseFile(t, "sample-invalid/maximum-lowered/old.yaml"), caseFile(t, "sample-invalid/maximum-lowered/new.yaml")
+	const other = "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"
+	for _, tc := range []struct {
+		name    string
+		missing []byte // the blob removed from the object store
+		deleted bool   // the PR deletes deploy/gadgets.yaml instead of changing it
+		want    string
+		notices []string
+	}{
+		{"base side", old, false, other + "invalid-crd    deploy/gadgets.yaml:1 base\n", nil},
+		{"head side", new, false, other + "invalid-crd    deploy/gadgets.yaml:1 head\n", []string{"samples: reading deploy/gadgets.yaml: object not found; not validated"}},
+		{"deleted file", old, true, other + "invalid-crd    deploy/gadgets.yaml:1 base\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("config/crd/widgets.yaml", old)
+			gadgets := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte("widget"), []byte("gadget")) }
+			tr.Write("deploy/gadgets.yaml", gadgets(old))
+			tr.Branch("main", tr.Commit("base"))
+			tr.Write("config/crd/widgets.yaml", new)
+			if tc.deleted {
+				tr.Remove("deploy/gadgets.yaml")
+			} else {
+				tr.Write("deploy/gadgets.yaml", gadgets(new))
+			}
+			tr.Commit("lower the maximum")
+			blob := plumbing.ComputeHash(plumbing.BlobObject, gadgets(tc.missing)).String()
+			if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+				t.Fatal(err)
+			}
+			res := tr.check(GitOptions{Base: "main"})
+			assertFindings(t, res, tc.want)
+			version := "the base version"
+			if tc.name == "head side" {
+				version = "the new version"
+			}
+			want := "its content is missing from the repository (object not found), as in a partial or shallow clone: crdguard cannot read " + version +
+				" of the CRDs in this file, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it"
+			if f := res.Findings[len(res.Findings)-1]; f.Message != want {
+				t.Errorf("message %q, want %q", f.Message, want)
+			}
+			if !slices.Equal(res.Notices, tc.notices) {
+				t.Errorf("notices %q, want %q", res.Notices, tc.notices)
+			}
+		})
 	}
 }

@@ -378,16 +378,12 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		changed[from], changed[to] = true, true
 		var c changedFile
 		if from != "" && diffed(from) {
-			if c.old, err = r.readBlob(from, ch.From.TreeEntry); err != nil {
-				return nil, err
-			}
 			c.from = from
+			c.old, c.oldErr = r.readBlob(from, ch.From.TreeEntry)
 		}
 		if to != "" && diffed(to) {
-			if c.new, err = r.readBlob(to, ch.To.TreeEntry); err != nil {
-				return nil, err
-			}
 			c.to = to
+			c.new, c.newErr = r.readBlob(to, ch.To.TreeEntry)
 		}
 		all = append(all, c)
 	}
@@ -397,6 +393,8 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	var deleted, added, modified []changedFile
 	for _, c := range all {
 		switch {
+		case c.oldErr != nil || c.newErr != nil:
+			modified = append(modified, c) // paired with nothing: what it held is unknown
 		case c.from != "" && c.to != "":
 			if c.from != c.to || !bytes.Equal(c.old, c.new) { // an edit undone in the working tree
 				modified = append(modified, c)
@@ -419,10 +417,10 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	cmp.New.Changed = map[string]bool{}
 	for _, c := range files {
 		if c.from != "" && f.Allows(c.from) {
-			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old})
+			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old, Unreadable: blobProblem(c.oldErr)})
 		}
 		if c.to != "" && f.Allows(c.to) {
-			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new})
+			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new, Unreadable: blobProblem(c.newErr)})
 			cmp.New.Changed[c.to] = true
 		}
 		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
@@ -471,10 +469,8 @@ func (r *Repo) overlay(all []changedFile, oldTree *object.Tree, working map[stri
 		if i < 0 {
 			c := changedFile{}
 			if e, err := oldTree.FindEntry(name); err == nil && e.Mode.IsFile() {
-				if c.old, err = r.readBlob(name, *e); err != nil {
-					return nil, err
-				}
 				c.from = name
+				c.old, c.oldErr = r.readBlob(name, *e)
 			}
 			all = append(all, c)
 			i = len(all) - 1
@@ -492,6 +488,8 @@ func (r *Repo) overlay(all []changedFile, oldTree *object.Tree, working map[stri
 type changedFile struct {
 	from, to string
 	old, new []byte
+	// oldErr and newErr say why a side could not be read (a blob missing from a partial clone).
+	oldErr, newErr error
 }
 
 func (c changedFile) key() string {
@@ -617,6 +615,17 @@ func eachFile(tree *object.Tree, fn func(name string, entry object.TreeEntry) er
 			return err
 		}
 	}
+}
+
+// blobProblem says, in a problem's words, why a blob could not be read ("" when it could).
+func blobProblem(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, plumbing.ErrObjectNotFound):
+		return "its content is missing from the repository (object not found), as in a partial or shallow clone"
+	}
+	return "its content could not be read: " + err.Error()
 }
 
 // readBlob reads at most MaxFileSize+1 bytes of a file, so an oversized one is noticed without

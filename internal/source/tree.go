@@ -154,6 +154,9 @@ type File struct {
 	Name     string
 	Data     []byte
 	Explicit bool
+	// Unreadable, when set, says why the file's content could not be had: the file is Unread,
+	// so that what it held is never taken for nothing.
+	Unreadable string
 }
 
 // AddFiles parses files on all cores (YAML parsing is most of crdguard's work) and adds each to
@@ -162,6 +165,10 @@ func AddFiles(files []File) {
 	parsed := make([]*Tree, len(files))
 	Parallel(len(files), func(i int) {
 		f := files[i]
+		if f.Unreadable != "" {
+			parsed[i] = &Tree{Unread: []crd.Problem{{File: f.Name, Line: 1, Message: f.Unreadable}}}
+			return
+		}
 		parsed[i] = f.Tree.parseFile(f.Name, f.Data, f.Explicit)
 	})
 	for i, f := range files {
