@@ -94,3 +94,42 @@ func TestGitHistoryOnlyWhenAVersionGoes(t *testing.T) {
 		}
 	}
 }
+
+// A CRD file generated into another folder in an earlier release is still its history there,
+// when it is the only file of that name in the release; two of that name tell nothing. The
+// release tags share the folder that did not change, which the search reads once.
+func TestGitHistoryFollowsMovedFile(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		ambiguous bool
+		want      string
+	}{
+		{"the only file of that name", false, "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.4.0, and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"},
+		{"two files of that name", true, "error served-version-removed v1alpha2: version v1alpha2 was removed (deprecated since MOVED): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("docs/README.md", []byte("shared by every tag\n"))
+			tr.Write("config/crd/bases/gateways.yaml", versionsCRD(ver{"v1alpha2", true, true, false}))
+			if tc.ambiguous {
+				tr.Write("deploy/gateways.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gateways\n"))
+			}
+			tr.Tag("v0.4.0", tr.Commit("v0.4.0"))
+			tr.Write("docs/other.md", []byte("a change beside the CRD\n"))
+			tr.Tag("v0.5.0", tr.Commit("v0.5.0"))
+			tr.Remove("config/crd/bases/gateways.yaml")
+			if tc.ambiguous {
+				tr.Remove("deploy/gateways.yaml")
+			}
+			tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1alpha2", true, false, true}, ver{"v1beta1", true, true, false}))
+			moved := tr.Commit("move the CRD, store v1beta1")
+			tr.Branch("main", moved)
+			tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1beta1", true, true, false}))
+			tr.Commit("remove v1alpha2")
+			res := tr.check(GitOptions{Base: "main"})
+			if want := strings.Replace(tc.want, "MOVED", moved.String()[:12], 1); findingsOf(res.Findings) != want {
+				t.Errorf("findings:\n%s\nwant:\n%s", findingsOf(res.Findings), want)
+			}
+		})
+	}
+}

@@ -12,20 +12,24 @@ import (
 // values): on one pair the collector ran for about a tenth of the CPU time at the default GOGC
 // of 100. While the live heap is small, collecting when it has grown fivefold costs a few tens
 // of megabytes and saves most of that; once it is large (a release of many CRDs), the default
-// comes back, so the peak stays what it was.
+// comes back. A large release is bounded the other way: the collector works harder as the heap
+// nears memoryLimit, so that the peak stays under 500 MB where the default let it reach twice
+// the live heap (Kyverno v1.12.0 → v1.13.0 in git mode: 925 MB before, about 460 MB with the
+// limit, a quarter slower). GOGC and GOMEMLIMIT, when set, are the user's choice instead.
 const (
 	smallHeapGCPercent = 400
 	smallHeap          = 32 << 20
+	memoryLimit        = 400 << 20
 )
 
-// tuneGC collects less often while the live heap is under smallHeap, unless the user set GOGC or
-// GOMEMLIMIT.
+// tuneGC sets the collector as above.
 func tuneGC() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		return
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
 	}
-	old := debug.SetGCPercent(smallHeapGCPercent)
-	watchHeap(old)
+	if os.Getenv("GOGC") == "" {
+		watchHeap(debug.SetGCPercent(smallHeapGCPercent))
+	}
 }
 
 // watchHeap looks at the live heap after each collection, and restores the GOGC it was given

@@ -44,7 +44,9 @@ func (e *nodeError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e
 func toJSON(n *yaml.Node) ([]byte, error) { return toJSONSkipping(n, nil) }
 
 func toJSONSkipping(n *yaml.Node, skip map[*yaml.Node]bool) ([]byte, error) {
-	e := &jsonEncoder{buf: make([]byte, 0, 4096), skip: skip}
+	// Most values encoded are small and kept (an enum value, a default in the decoded schema):
+	// the buffer starts small and grows for whole documents.
+	e := &jsonEncoder{buf: make([]byte, 0, 32), skip: skip}
 	if err := e.encode(n, 0); err != nil {
 		return nil, err
 	}

@@ -16,10 +16,12 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/crdguard/crdguard/internal/crd"
 )
@@ -45,6 +47,8 @@ type Repo struct {
 	// of their objects; complete holds those fetched so.
 	wanted   []plumbing.Hash
 	complete map[plumbing.Hash]bool
+	// searched remembers, by subtree and name, the files findFile found there.
+	searched map[searchKey][]plumbing.Hash
 }
 
 // ErrNeedHistory says a commit is not in the clone and could not be fetched.
@@ -60,13 +64,26 @@ func OpenRepo(dir string) (*Repo, error) {
 	if wt, err := disk.Worktree(); err == nil {
 		worktree = wt.Filesystem
 	}
-	r := &Repo{Remote: "origin", store: &overlay{Storer: disk.Storer}, complete: map[plumbing.Hash]bool{}}
+	store := &overlay{Storer: disk.Storer}
+	if fs, ok := disk.Storer.(*filesystem.Storage); ok {
+		// go-git opens a pack file anew for every object it reads unless it keeps them open:
+		// walking the history of a file through hundreds of release tags was most of a run.
+		// Its default cache of 96 MiB of objects stayed full of blobs crdguard had already
+		// read and kept (a release's manifests run to megabytes each); a smaller one still
+		// holds the trees every walk reads again and the bases of the deltas being resolved.
+		kept := filesystem.NewStorageWithOptions(fs.Filesystem(), cache.NewObjectLRU(objectCacheSize), filesystem.Options{KeepDescriptors: true})
+		store.Storer, store.kept = kept, kept
+	}
+	r := &Repo{Remote: "origin", store: store, complete: map[plumbing.Hash]bool{}}
 	r.store.missing = r.fetchWanted
 	if r.repo, err = git.Open(r.store, worktree); err != nil {
 		return nil, fmt.Errorf("opening git repository at %s: %w", dir, err)
 	}
 	return r, nil
 }
+
+// objectCacheSize bounds go-git's cache of decoded objects.
+const objectCacheSize = 16 * cache.MiByte
 
 // Close removes the temporary store of fetched objects.
 func (r *Repo) Close() error { return r.store.close() }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
@@ -109,7 +110,7 @@ func (r *Repo) tagRevisions(filePath string) ([]revision, error) {
 		if err != nil {
 			return nil
 		}
-		if blob, ok := findFile(tree, filePath); ok {
+		if blob, ok := r.findFile(tree, filePath); ok {
 			out = append(out, revision{name: ref.Name().Short(), when: c.Committer.When.Unix(), blob: blob})
 		}
 		return nil
@@ -135,22 +136,46 @@ func (r *Repo) tagCommit(ref *plumbing.Reference) (*object.Commit, error) {
 
 // findFile returns the blob at filePath in a tree, or else of the only file elsewhere in the
 // tree with the same name (generated CRD directories move between releases).
-func findFile(tree *object.Tree, filePath string) (plumbing.Hash, bool) {
+func (r *Repo) findFile(tree *object.Tree, filePath string) (plumbing.Hash, bool) {
 	if e, err := tree.FindEntry(filePath); err == nil && e.Mode.IsFile() {
 		return e.Hash, true
 	}
-	var found []plumbing.Hash
-	base := path.Base(filePath)
-	_ = tree.Files().ForEach(func(f *object.File) error {
-		if path.Base(f.Name) == base {
-			found = append(found, f.Hash)
-		}
-		return nil
-	})
-	if len(found) == 1 {
+	if found := r.named(tree.Hash, path.Base(filePath)); len(found) == 1 {
 		return found[0], true
 	}
 	return plumbing.ZeroHash, false
+}
+
+// named lists the files called base in the tree with this hash and below. Release tags share
+// most of their subtrees, so each subtree is searched once per name (r.searched), not once per
+// tag: a file missing from hundreds of old tags no longer walks each of their trees whole.
+func (r *Repo) named(treeHash plumbing.Hash, base string) []plumbing.Hash {
+	key := searchKey{treeHash, base}
+	if found, ok := r.searched[key]; ok {
+		return found
+	}
+	var found []plumbing.Hash
+	if tree, err := r.repo.TreeObject(treeHash); err == nil {
+		for _, e := range tree.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				found = append(found, r.named(e.Hash, base)...)
+			case e.Mode.IsFile() && e.Name == base:
+				found = append(found, e.Hash)
+			}
+		}
+	}
+	if r.searched == nil {
+		r.searched = map[searchKey][]plumbing.Hash{}
+	}
+	r.searched[key] = found
+	return found
+}
+
+// searchKey is a subtree and a file name looked for in it.
+type searchKey struct {
+	tree plumbing.Hash
+	base string
 }
 
 // fileRevisions walks the commits reachable from at, newest first, and returns the file's

@@ -31,6 +31,10 @@ type overlay struct {
 	missing func() bool
 	// mu serialises fetching on demand, which readers in several goroutines may trigger.
 	mu sync.Mutex
+	// kept is the repository's storage when it keeps its pack files open; go-git's reads of
+	// a kept pack share its file offset, so reads holds them one at a time.
+	kept  *filesystem.Storage
+	reads sync.Mutex
 }
 
 // store returns the temporary store, creating it outside the repository on first use.
@@ -47,8 +51,12 @@ func (o *overlay) store() (*filesystem.Storage, error) {
 	return o.extra, nil
 }
 
-// close removes the temporary store.
+// close closes the kept pack files and removes the temporary store.
 func (o *overlay) close() error {
+	if o.kept != nil {
+		o.kept.Close()
+		o.kept = nil
+	}
 	if o.extraDir == "" {
 		return nil
 	}
@@ -60,7 +68,9 @@ func (o *overlay) close() error {
 // EncodedObject reads an object from the repository, else from the fetched objects, else
 // fetches what may hold it once.
 func (o *overlay) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o.reads.Lock()
 	obj, err := o.Storer.EncodedObject(t, h)
+	o.reads.Unlock()
 	if !errors.Is(err, plumbing.ErrObjectNotFound) {
 		return obj, err
 	}
@@ -95,7 +105,9 @@ func (o *overlay) HasEncodedObject(h plumbing.Hash) error {
 
 // EncodedObjectSize looks in both stores.
 func (o *overlay) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	o.reads.Lock()
 	n, err := o.Storer.EncodedObjectSize(h)
+	o.reads.Unlock()
 	if err == nil || o.extra == nil {
 		return n, err
 	}
