@@ -14,8 +14,6 @@ import (
 	celast "github.com/google/cel-go/common/ast"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -123,6 +121,8 @@ type memo struct {
 	parsed  map[string]*celast.AST
 	// repairs remembers, by node and kept fields, the value a repair found (nil: none).
 	repairs map[string]any
+	// readAs are the schemas candidates are read through, by path (see readSchemas).
+	readAs map[string][2]*structuralschema.Structural
 }
 
 // programEntry is one node program, compiled once by whoever asks first.
@@ -171,7 +171,7 @@ func (j *Judge) parse(rule string) (*celast.AST, bool) {
 
 // NewJudge prepares the judgement of one version present in both CRDs.
 func NewJudge(old, new *crd.CRD, version string) *Judge {
-	j := &Judge{old: old, new: new, version: version, memo: &memo{programs: map[string]*programEntry{}, results: map[string]*pending{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}}}
+	j := &Judge{old: old, new: new, version: version, memo: &memo{programs: map[string]*programEntry{}, results: map[string]*pending{}, parsed: map[string]*celast.AST{}, repairs: map[string]any{}, readAs: map[string][2]*structuralschema.Structural{}}}
 	j.versions[0], j.err = validation.NewVersion(old, version)
 	if j.err == nil {
 		j.versions[1], j.err = validation.NewVersion(new, version)
@@ -219,42 +219,12 @@ func (j *Judge) judge(c Change) (res Result) {
 			res = Result{}
 		}
 	}()
-	oldNode, newNode := walk(j.oldRoot, c.Steps), walk(j.newRoot, c.Steps)
-	if oldNode == nil || newNode == nil {
-		return Result{}
-	}
-	isRoot := len(c.Steps) == 0 || oldNode.XEmbeddedResource
-	// The other old rules of the node hold for every object the old schema accepts.
-	before, after := -1, index(newNode.XValidations, c.After.Rule)
-	if c.Before != nil {
-		before = index(oldNode.XValidations, c.Before.Rule)
-	}
-	if after < 0 || c.Before != nil && before < 0 {
-		return Result{}
-	}
-	all := append([]apiextv1.ValidationRule{c.After}, oldNode.XValidations...)
-	g := &gen{limit: Limit}
-	root, ok := j.readBy(all, &g.consts)
+	sr, ok := j.prepare(c)
 	if !ok {
 		return Result{}
 	}
-	if c.Before != nil {
-		j.regexWitnesses(c.Before.Rule, c.After.Rule, &g.consts)
-	}
-	transition := slices.ContainsFunc(all, usesOldSelf)
-	g.resourceRoot = nil
-	if isRoot {
-		g.resourceRoot = oldNode
-	}
-	cands := g.values(root, oldNode, false)
-	complete := !g.infinite && !g.truncated
-
-	path := fieldPath(c.Steps)
-	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before,
-		old: j.program("old:"+path, oldNode, isRoot, -1), after: j.program(fmt.Sprintf("new:%s#%d", path, after), newNode, isRoot, after)}
-	if before >= 0 {
-		e.beforeRule = j.program(fmt.Sprintf("old:%s#%d", path, before), oldNode, isRoot, before)
-	}
+	e, cands, complete, root, transition := sr.e, sr.cands, sr.complete, sr.root, sr.transition
+	oldNode, newNode := e.oldNode, e.newNode
 	res = Result{Transition: transition}
 	looser, unsafe, confirmed := false, false, 0
 	try := func(obj, old any) bool {
@@ -325,6 +295,60 @@ func (j *Judge) judge(c Change) (res Result) {
 	return res
 }
 
+// search is what the judgement of one change starts from.
+type search struct {
+	e *evaluator
+	// cands are the candidate values of the node, complete when they are every combination of
+	// what the rules read (a finite domain); root is what the rules read.
+	cands      []any
+	complete   bool
+	root       *refNode
+	transition bool
+}
+
+// prepare finds the change's node on both sides, the programs that judge it and the candidate
+// values; ok is false when the change cannot be judged (a node or rule not found, a rule that
+// does not parse).
+func (j *Judge) prepare(c Change) (sr search, ok bool) {
+	oldNode, newNode := walk(j.oldRoot, c.Steps), walk(j.newRoot, c.Steps)
+	if oldNode == nil || newNode == nil {
+		return sr, false
+	}
+	isRoot := len(c.Steps) == 0 || oldNode.XEmbeddedResource
+	// The other old rules of the node hold for every object the old schema accepts.
+	before, after := -1, index(newNode.XValidations, c.After.Rule)
+	if c.Before != nil {
+		before = index(oldNode.XValidations, c.Before.Rule)
+	}
+	if after < 0 || c.Before != nil && before < 0 {
+		return sr, false
+	}
+	all := append([]apiextv1.ValidationRule{c.After}, oldNode.XValidations...)
+	g := &gen{limit: Limit}
+	if sr.root, ok = j.readBy(all, &g.consts); !ok {
+		return sr, false
+	}
+	if c.Before != nil {
+		j.regexWitnesses(c.Before.Rule, c.After.Rule, &g.consts)
+	}
+	sr.transition = slices.ContainsFunc(all, usesOldSelf)
+	if isRoot {
+		g.resourceRoot = oldNode
+	}
+	sr.cands = g.values(sr.root, oldNode, false)
+	sr.complete = !g.infinite && !g.truncated
+
+	path := fieldPath(c.Steps)
+	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before,
+		old: j.program("old:"+path, oldNode, isRoot, -1), after: j.program(fmt.Sprintf("new:%s#%d", path, after), newNode, isRoot, after)}
+	e.readOld, e.readNew = j.readSchemas(path, oldNode, newNode)
+	if before >= 0 {
+		e.beforeRule = j.program(fmt.Sprintf("old:%s#%d", path, before), oldNode, isRoot, before)
+	}
+	sr.e = e
+	return sr, true
+}
+
 // index is the position of the rule with this text, or -1.
 func index(rs apiextv1.ValidationRules, rule string) int {
 	for i, r := range rs {
@@ -362,89 +386,6 @@ func walk(s *structuralschema.Structural, steps []Step) *structuralschema.Struct
 		}
 	}
 	return s
-}
-
-// evaluator runs the rules of one node on candidate values.
-type evaluator struct {
-	j                *Judge
-	isRoot           bool
-	oldNode, newNode *structuralschema.Structural
-	// old holds every rule of the old node; beforeRule the changed rule alone (nil: added), at
-	// index before among old's rules; after the new rule alone.
-	old, beforeRule, after *nodeProgram
-	before                 int
-}
-
-// outcome is what one candidate shows about the change.
-type outcome int
-
-const (
-	// unchanged: the old schema rejects the candidate, or the new rule decides it as the old
-	// rules did (or the difference does not matter any more).
-	unchanged outcome = iota
-	// loosened: the old schema rejects the candidate only through the changed rule, and the
-	// new rule accepts it.
-	loosened
-	// tightened: the old schema accepts the candidate and the new rule rejects it.
-	tightened
-	// undecidable: a rule could not be evaluated.
-	undecidable
-)
-
-// verdict evaluates a candidate (obj, updating old when old is not nil) as the API server reads
-// it under each schema. The new rule runs first and alone: only when it rejects the candidate,
-// or when a loosening is still worth knowing (wantLooser), do the old rules run — most
-// candidates pass, and a node can carry dozens of rules.
-func (e *evaluator) verdict(obj, old any, wantLooser bool) outcome {
-	oldObj, oldPrev := e.read(e.oldNode, obj, false), e.read(e.oldNode, old, false)
-	newObj, newPrev := e.read(e.newNode, oldObj, true), e.read(e.newNode, oldPrev, true)
-	failed, ok := e.after.eval(newObj, newPrev)
-	if !ok {
-		return undecidable
-	}
-	newOK := !failed[0]
-	if newOK {
-		if e.beforeRule == nil || !wantLooser {
-			return unchanged
-		}
-		// Looser only if the old rule rejected it: usually it did not, and one rule says so.
-		if failed, ok = e.beforeRule.eval(oldObj, oldPrev); !ok {
-			return undecidable
-		} else if !failed[0] {
-			return unchanged
-		}
-	}
-	failed, ok = e.old.eval(oldObj, oldPrev)
-	if !ok {
-		return undecidable
-	}
-	for i, f := range failed {
-		if f && i != e.before {
-			return unchanged // not an object the old schema accepts
-		}
-	}
-	oldOK := e.before < 0 || !failed[e.before]
-	switch {
-	case oldOK && !newOK:
-		return tightened
-	case !oldOK && newOK:
-		return loosened
-	}
-	return unchanged
-}
-
-// read is the value as the API server hands it to the rules under a schema: pruned (for the new
-// schema, which reads objects stored under the old one) and defaulted.
-func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any {
-	if v == nil {
-		return nil
-	}
-	v = copyValue(v)
-	if prune {
-		structuralpruning.Prune(v, s, e.isRoot)
-	}
-	structuraldefaulting.Default(v, s)
-	return v
 }
 
 // String names the verdict.

@@ -1,0 +1,126 @@
+package celproof
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+)
+
+// TestNarrowedReadsJudgeAlike evaluates every changed and added rule of the CEL rule cases, and
+// of a pair whose old rule holds only through a default, on every candidate the judge tries
+// (and, for transition rules, on updates between them), reading the candidates once through the
+// schemas narrowed to what the node's rules read and once through the whole nodes: the outcome
+// must be the same on each.
+func TestNarrowedReadsJudgeAlike(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/rules/validation-rule-*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := [][2]string{{"testdata/read-defaults-old.yaml", "testdata/read-defaults-new.yaml"}}
+	for _, d := range dirs {
+		pairs = append(pairs, [2]string{filepath.Join(d, "old.yaml"), filepath.Join(d, "new.yaml")})
+	}
+	changes, evaluated := 0, 0
+	seen := map[outcome]int{}
+	for _, p := range pairs {
+		o, n := loadCRD(t, p[0]), loadCRD(t, p[1])
+		j := NewJudge(o, n, "v1")
+		if j.err != nil {
+			continue
+		}
+		for _, c := range changesOf(j.oldRoot, j.newRoot, nil) {
+			sr, ok := j.prepare(c)
+			if !ok {
+				continue
+			}
+			changes++
+			whole := *sr.e
+			whole.readOld, whole.readNew = nil, nil
+			cands := sr.cands[:min(len(sr.cands), 64)]
+			for i, v := range cands {
+				olds := []any{nil}
+				if sr.transition {
+					olds = append(olds, cands[(i+1)%len(cands)], v)
+				}
+				for _, old := range olds {
+					got, want := sr.e.verdict(v, old, true), whole.verdict(v, old, true)
+					evaluated++
+					seen[want]++
+					if got != want {
+						t.Errorf("%s %s %q on %s (old %s): %v through the narrowed schemas, %v through the whole nodes",
+							p[1], fieldPath(c.Steps), c.After.Rule, show(v), show(old), got, want)
+					}
+				}
+			}
+		}
+	}
+	if changes < 40 || evaluated < 1000 || seen[tightened] == 0 || seen[loosened] == 0 || seen[unchanged] == 0 {
+		t.Errorf("%d changes, %d evaluations (%v): the cases were not found", changes, evaluated, seen)
+	}
+}
+
+// TestNarrowedReadsKeepOldDefaults: a field only the old rule reads keeps its default when a
+// candidate is read, or the old rule refuses every candidate and the new rule looks implied.
+func TestNarrowedReadsKeepOldDefaults(t *testing.T) {
+	o, n := loadCRD(t, "testdata/read-defaults-old.yaml"), loadCRD(t, "testdata/read-defaults-new.yaml")
+	j := NewJudge(o, n, "v1")
+	spec := []Step{{Property, "spec"}}
+	for rule, want := range map[string]string{
+		"self.size < 5":         "{spec: {mode: Auto, size: 5}}",
+		"self.config.level < 3": "{spec: {config: {level: 3}, mode: Auto}}",
+	} {
+		res := j.Judge(Change{Steps: spec, After: apiextv1.ValidationRule{Rule: rule}})
+		if got := fmt.Sprint(res.Verdict, " ", Short(res.Example)); got != "witness "+want {
+			t.Errorf("%s: %s, want witness %s", rule, got, want)
+		}
+	}
+}
+
+// changesOf lists, for every node of the new schema, its rules that the old node at the same
+// place does not have (as checkValidations pairs them: by text, the rest in order).
+func changesOf(old, new *structuralschema.Structural, steps []Step) []Change {
+	if new == nil {
+		return nil
+	}
+	var out []Change
+	var oldRules apiextv1.ValidationRules
+	if old != nil {
+		oldRules = old.XValidations
+	}
+	var unmatched []apiextv1.ValidationRule
+	for _, r := range oldRules {
+		if index(new.XValidations, r.Rule) < 0 {
+			unmatched = append(unmatched, r)
+		}
+	}
+	for _, r := range new.XValidations {
+		if index(oldRules, r.Rule) >= 0 {
+			continue
+		}
+		c := Change{Steps: slices.Clone(steps), After: r}
+		if len(unmatched) > 0 {
+			c.Before, unmatched = &unmatched[0], unmatched[1:]
+		}
+		out = append(out, c)
+	}
+	for _, name := range slices.Sorted(maps.Keys(new.Properties)) {
+		np := new.Properties[name]
+		var op *structuralschema.Structural
+		if old != nil {
+			if p, ok := old.Properties[name]; ok {
+				op = &p
+			}
+		}
+		out = append(out, changesOf(op, &np, append(steps, Step{Property, name}))...)
+	}
+	var oldItems *structuralschema.Structural
+	if old != nil {
+		oldItems = old.Items
+	}
+	return append(out, changesOf(oldItems, new.Items, append(steps, Step{Kind: Items}))...)
+}
