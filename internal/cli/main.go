@@ -226,13 +226,21 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := source.WithClusterTimeout(context.Background())
 	defer cancel()
+	// The two sides are parsed at once: on a large CRD that is a good part of a short run.
+	var new *source.Tree
+	var newErr error
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		new, newErr = source.ReadPath(pos[1], true)
+	}()
 	old, live, err := readOld(ctx, pos[0], cluster.Cluster)
+	<-read
 	if err != nil {
 		return c.fail(err)
 	}
-	new, err := source.ReadPath(pos[1], true)
-	if err != nil {
-		return c.fail(err)
+	if newErr != nil {
+		return c.fail(newErr)
 	}
 	res := check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
 	if live != nil {

@@ -101,17 +101,9 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 		crds     []*CRD
 		problems []Problem
 	)
+	merges := hasMergeKeys(data)
 	if docs, ok := parseFast(data); ok && len(docs) <= MaxDocuments {
-		for _, doc := range docs {
-			c, p := decodeDocument(file, doc)
-			if p != nil {
-				problems = append(problems, *p)
-			}
-			if c != nil {
-				crds = append(crds, c)
-			}
-		}
-		return crds, problems
+		return decodeDocuments(file, docs, merges)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	for docs := 0; ; docs++ {
@@ -140,7 +132,7 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 		if len(doc.Content) == 0 {
 			continue
 		}
-		c, p := decodeDocument(file, &doc)
+		c, p := decodeDocument(file, &doc, merges)
 		if p != nil {
 			problems = append(problems, *p)
 		}
@@ -151,9 +143,26 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 	return crds, problems
 }
 
-func decodeDocument(file string, doc *yaml.Node) (*CRD, *Problem) {
-	if err := expandMerges(doc); err != nil {
-		return nil, &Problem{File: file, Line: err.line, Name: guessName(doc), Message: err.msg}
+// decodeDocuments decodes the documents of a file, parsed.
+func decodeDocuments(file string, docs []*yaml.Node, merges bool) (crds []*CRD, problems []Problem) {
+	for _, doc := range docs {
+		c, p := decodeDocument(file, doc, merges)
+		if p != nil {
+			problems = append(problems, *p)
+		}
+		if c != nil {
+			crds = append(crds, c)
+		}
+	}
+	return crds, problems
+}
+
+// decodeDocument decodes one document of a file; merges says the file may hold merge keys.
+func decodeDocument(file string, doc *yaml.Node, merges bool) (*CRD, *Problem) {
+	if merges {
+		if err := expandMerges(doc); err != nil {
+			return nil, &Problem{File: file, Line: err.line, Name: guessName(doc), Message: err.msg}
+		}
 	}
 	root := resolveAlias(doc.Content[0])
 	if root.Kind != yaml.MappingNode {

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"bytes"
 	"fmt"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -16,6 +17,10 @@ func expandMerges(doc *yaml.Node) *nodeError {
 	e := merger{done: map[*yaml.Node]bool{}}
 	return e.walk(doc, 0)
 }
+
+// hasMergeKeys reports whether a file may hold merge keys: each is written `<<`, so a file
+// without one is left as parsed (expanding walks every node of the document).
+func hasMergeKeys(data []byte) bool { return bytes.Contains(data, []byte("<<")) }
 
 type merger struct {
 	// done are the nodes already expanded: an anchored node is walked once, however often it is

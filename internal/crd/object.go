@@ -43,12 +43,29 @@ func ParseObjects(file string, data []byte) []*Object {
 			docs = append(docs, &doc)
 		}
 	}
+	return objectsOf(file, docs, hasMergeKeys(data))
+}
+
+// ParseWithObjects is Parse and ParseObjects of one file, which it parses once when it can.
+func ParseWithObjects(file string, data []byte) ([]*CRD, []Problem, []*Object) {
+	docs, ok := parseFast(data)
+	if !ok || len(docs) > MaxDocuments {
+		crds, problems := Parse(file, data)
+		return crds, problems, ParseObjects(file, data)
+	}
+	merges := hasMergeKeys(data)
+	crds, problems := decodeDocuments(file, docs, merges)
+	return crds, problems, objectsOf(file, docs, merges)
+}
+
+// objectsOf is ParseObjects on parsed documents; merges says the file may hold merge keys.
+func objectsOf(file string, docs []*yaml.Node, merges bool) []*Object {
 	var out []*Object
 	for _, doc := range docs {
 		if len(doc.Content) == 0 {
 			continue
 		}
-		if expandMerges(doc) != nil {
+		if merges && expandMerges(doc) != nil {
 			continue
 		}
 		root := resolveAlias(doc.Content[0])

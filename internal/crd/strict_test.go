@@ -177,7 +177,7 @@ spec:
 		if len(docs) != 1 {
 			t.Fatalf("%d documents", len(docs))
 		}
-		c, p := decodeDocument("x.yaml", docs[0])
+		c, p := decodeDocument("x.yaml", docs[0], true)
 		if p != nil || c == nil {
 			t.Fatalf("problem %v", p)
 		}

@@ -210,17 +210,20 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		}
 		return p // templated objects are not samples: their values are not known
 	}
-	if t.KeepObjects {
-		p.Objects = crd.ParseObjects(name, data)
-	}
 	if !mentions {
-		if explicit && !t.KeepObjects {
+		if t.KeepObjects {
+			p.Objects = crd.ParseObjects(name, data)
+		} else if explicit {
 			p.Notices = append(p.Notices, name+": no CustomResourceDefinition in this file")
 		}
 		return p // cheap: most manifests in a repository are not CRDs
 	}
 	var docs []*crd.CRD
-	docs, p.Problems = crd.Parse(name, data)
+	if t.KeepObjects {
+		docs, p.Problems, p.Objects = crd.ParseWithObjects(name, data)
+	} else {
+		docs, p.Problems = crd.Parse(name, data)
+	}
 	for _, c := range docs {
 		if c.Patch {
 			p.Patches = append(p.Patches, c)
