@@ -16,6 +16,9 @@ type evaluator struct {
 	// readOld and readNew are the nodes narrowed to what any rule of either reads (see
 	// readSchemas); nil when some rule does not parse.
 	readOld, readNew *structuralschema.Structural
+	// defaults are the schemas candidates are defaulted with: of the narrowed nodes and of the
+	// whole ones, old and new (see defaultsOnly), made when first needed.
+	defaults [2][2]*structuralschema.Structural
 	// old holds every rule of the old node; beforeRule the changed rule alone (nil: added), at
 	// index before among old's rules; after the new rule alone.
 	old, beforeRule, after *nodeProgram
@@ -108,9 +111,13 @@ func (r *reading) values(side int, whole bool) (obj, old any) {
 		if w == 0 {
 			oldS, newS = r.e.readOld, r.e.readNew
 		}
+		d := &r.e.defaults[w]
+		if d[oldSide] == nil {
+			d[oldSide], d[newSide] = defaultsOnly(oldS), defaultsOnly(newS)
+		}
 		v := &[2][2]any{}
-		v[oldSide][0], v[oldSide][1] = r.e.read(oldS, r.obj, false), r.e.read(oldS, r.old, false)
-		v[newSide][0], v[newSide][1] = r.e.read(newS, v[oldSide][0], true), r.e.read(newS, v[oldSide][1], true)
+		v[oldSide][0], v[oldSide][1] = r.e.read(nil, d[oldSide], r.obj), r.e.read(nil, d[oldSide], r.old)
+		v[newSide][0], v[newSide][1] = r.e.read(newS, d[newSide], v[oldSide][0]), r.e.read(newS, d[newSide], v[oldSide][1])
 		r.read[w] = v
 	}
 	return r.read[w][side][0], r.read[w][side][1]
@@ -132,18 +139,64 @@ func (p *nodeProgram) evalRead(r *reading, side int) (failed []bool, ok bool) {
 	return failed, ok
 }
 
-// read is the value as the API server hands it to the rules under a schema: pruned (for the new
-// schema, which reads objects stored under the old one) and defaulted.
-func (e *evaluator) read(s *structuralschema.Structural, v any, prune bool) any {
+// read is the value as the API server hands it to the rules under a schema: pruned by it (for
+// the new schema, which reads objects stored under the old one; nil: not pruned) and defaulted
+// (by its defaultsOnly).
+func (e *evaluator) read(prune, defaults *structuralschema.Structural, v any) any {
 	if v == nil {
 		return nil
 	}
 	v = copyValue(v)
-	if prune {
-		structuralpruning.Prune(v, s, e.isRoot)
+	if prune != nil {
+		structuralpruning.Prune(v, prune, e.isRoot)
 	}
-	structuraldefaulting.Default(v, s)
+	structuraldefaulting.Default(v, defaults)
 	return v
+}
+
+// defaultsOnly is the part of s that defaulting acts on: the nodes with a default and the
+// paths to them, each kept with its nullable and its default. Defaulting sets a missing (or
+// null, not nullable) property, item or map value from its schema's default and goes down into
+// what is set; where no default lies below, it changes nothing, but it still walks every
+// property of the schema at every object of the value (copying each), which on a large node
+// was most of what reading a candidate cost. A structural schema has properties or
+// additionalProperties, never both, so a property dropped here is not taken for a map value.
+func defaultsOnly(s *structuralschema.Structural) *structuralschema.Structural {
+	if s == nil || !hasDefault(s) {
+		return &structuralschema.Structural{}
+	}
+	out := &structuralschema.Structural{Generic: structuralschema.Generic{Nullable: s.Nullable, Default: s.Default}}
+	for name, p := range s.Properties {
+		if hasDefault(&p) {
+			if out.Properties == nil {
+				out.Properties = map[string]structuralschema.Structural{}
+			}
+			out.Properties[name] = *defaultsOnly(&p)
+		}
+	}
+	if hasDefault(s.Items) {
+		out.Items = defaultsOnly(s.Items)
+	}
+	if ap := s.AdditionalProperties; ap != nil && hasDefault(ap.Structural) {
+		out.AdditionalProperties = &structuralschema.StructuralOrBool{Bool: ap.Bool, Structural: defaultsOnly(ap.Structural)}
+	}
+	return out
+}
+
+// hasDefault reports whether s or a node below it has a default.
+func hasDefault(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default.Object != nil || hasDefault(s.Items) || s.AdditionalProperties != nil && hasDefault(s.AdditionalProperties.Structural) {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefault(&p) {
+			return true
+		}
+	}
+	return false
 }
 
 // readSchemas are the old and new nodes at path narrowed to what any rule of either node reads

@@ -3,12 +3,19 @@ package celproof
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/validation"
 )
 
 // TestNarrowedReadsJudgeAlike evaluates every changed and added rule of the CEL rule cases, and
@@ -123,4 +130,121 @@ func changesOf(old, new *structuralschema.Structural, steps []Step) []Change {
 		oldItems = old.Items
 	}
 	return append(out, changesOf(oldItems, new.Items, append(steps, Step{Kind: Items}))...)
+}
+
+// TestDefaultsOnlyDefaultsAlike defaults values of every node of every rule case's schemas (their
+// fields present or absent, lists of one and two items, nulls) with the node's schema and with
+// its defaultsOnly, and wants the same value.
+func TestDefaultsOnlyDefaultsAlike(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/rules/*/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "testdata/defaults.yaml", "testdata/read-defaults-old.yaml", "testdata/read-defaults-new.yaml", "testdata/ruleset.yaml")
+	values, defaulted := 0, 0
+	for _, f := range files {
+		if b := filepath.Base(f); b != "old.yaml" && b != "new.yaml" && !strings.HasPrefix(f, "testdata/") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := crd.Parse(f, data)
+		for _, c := range cs {
+			if c.Patch {
+				continue
+			}
+			for _, v := range c.Object.Spec.Versions {
+				ver, err := validation.NewVersion(c, v.Name)
+				if err != nil {
+					continue
+				}
+				eachNode(ver.Structural, func(s *structuralschema.Structural) {
+					g := &gen{limit: 64, absentFirst: true}
+					cands := append(g.values(readingAll(s, 3), s, false), nil, map[string]any{}, []any{nil}, []any{nil, map[string]any{}})
+					for _, x := range slices.Clone(cands) {
+						cands = append(cands, withNulls(x, s)...)
+					}
+					only := defaultsOnly(s)
+					for _, x := range cands {
+						want, got := copyValue(x), copyValue(x)
+						structuraldefaulting.Default(want, s)
+						structuraldefaulting.Default(got, only)
+						values++
+						if !reflect.DeepEqual(want, x) {
+							defaulted++
+						}
+						if !reflect.DeepEqual(got, want) {
+							t.Errorf("%s %s: %s defaults to %s with the schema, %s with defaultsOnly", f, v.Name, show(x), show(want), show(got))
+						}
+					}
+				})
+			}
+		}
+	}
+	if values < 10000 || defaulted < 1000 {
+		t.Errorf("%d values, %d changed by defaulting: the cases were not found", values, defaulted)
+	}
+}
+
+// readingAll reads every field of s and below, to depth levels.
+func readingAll(s *structuralschema.Structural, depth int) *refNode {
+	r := &refNode{}
+	if s == nil || depth == 0 {
+		return r
+	}
+	for name, p := range s.Properties {
+		r.field(name)
+		r.fields[name] = readingAll(&p, depth-1)
+		if len(p.Properties) == 0 && p.Items == nil {
+			r.fields[name].value = true
+		}
+	}
+	if s.Items != nil {
+		r.elem = readingAll(s.Items, depth-1)
+	}
+	if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+		r.elem = readingAll(ap.Structural, depth-1)
+	}
+	return r
+}
+
+// withNulls are the variants of an object value with one property null (each property of its
+// schema, set or not), and of a map value with one value null.
+func withNulls(x any, s *structuralschema.Structural) []any {
+	m, ok := x.(map[string]any)
+	if !ok {
+		return nil
+	}
+	keys := slices.Collect(maps.Keys(s.Properties))
+	for k := range m {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []any
+	for _, k := range keys {
+		v := copyValue(m).(map[string]any)
+		v[k] = nil
+		out = append(out, v)
+	}
+	return out
+}
+
+// eachNode calls f for s and every node below it.
+func eachNode(s *structuralschema.Structural, f func(*structuralschema.Structural)) {
+	if s == nil {
+		return
+	}
+	f(s)
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+		p := s.Properties[name]
+		eachNode(&p, f)
+	}
+	eachNode(s.Items, f)
+	if s.AdditionalProperties != nil {
+		eachNode(s.AdditionalProperties.Structural, f)
+	}
 }
