@@ -81,6 +81,9 @@ func compileProgram(node *structuralschema.Structural, isRoot bool, only int, re
 			rules = append(rules, r)
 		}
 	}
+	if len(rules) == 0 {
+		return &nodeProgram{only: -1} // a node without rules (the old side of an added one) refuses nothing
+	}
 	// The program sees only what these rules read; a rule that does not parse will not
 	// compile either, and the whole node leaves that to the compiler.
 	p := &nodeProgram{whole: sync.OnceValue(func() *nodeProgram { return compiledFor(node.DeepCopy(), rules, isRoot) })}
