@@ -15,40 +15,71 @@ import (
 // comes back. A large release is bounded the other way: the collector works harder as the heap
 // nears memoryLimit, so that the peak stays under 500 MB where the default let it reach twice
 // the live heap (Kyverno v1.12.0 → v1.13.0 in git mode: 925 MB before, about 460 MB with the
-// limit, a quarter slower). GOGC and GOMEMLIMIT, when set, are the user's choice instead.
+// limit, a quarter slower). Should the live heap itself outgrow the limit, the collector would
+// run without pause to no avail: the limit is lifted instead. GOGC and GOMEMLIMIT, when set,
+// are the user's choice.
 const (
 	smallHeapGCPercent = 400
 	smallHeap          = 32 << 20
 	memoryLimit        = 400 << 20
 )
 
-// tuneGC sets the collector as above.
+// collector is the tuning above, as it stands; its setters are the runtime's (a test's fakes).
+type collector struct {
+	// gcPercent is the GOGC to restore once the heap is not small; -1 when restored, or when
+	// GOGC is the user's.
+	gcPercent int
+	// limited says memoryLimit is in force.
+	limited        bool
+	setGCPercent   func(int) int
+	setMemoryLimit func(int64) int64
+}
+
+// tuneGC sets the collector as above and watches the live heap after every collection.
 func tuneGC() {
+	c := &collector{gcPercent: -1, setGCPercent: debug.SetGCPercent, setMemoryLimit: debug.SetMemoryLimit}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
+		c.setMemoryLimit(memoryLimit)
+		c.limited = true
 	}
 	if os.Getenv("GOGC") == "" {
-		watchHeap(debug.SetGCPercent(smallHeapGCPercent))
+		c.gcPercent = c.setGCPercent(smallHeapGCPercent)
+	}
+	if c.watching() {
+		watchHeap(c)
 	}
 }
 
-// watchHeap looks at the live heap after each collection, and restores the GOGC it was given
-// once the heap is no longer small.
-func watchHeap(gcPercent int) {
+// after adjusts the collector to the live heap a collection left.
+func (c *collector) after(live uint64) {
+	if c.gcPercent >= 0 && live > smallHeap {
+		c.setGCPercent(c.gcPercent)
+		c.gcPercent = -1
+	}
+	if c.limited && live > memoryLimit*9/10 {
+		c.setMemoryLimit(math.MaxInt64)
+		c.limited = false
+	}
+}
+
+// watching reports whether a collection can still change the tuning.
+func (c *collector) watching() bool { return c.gcPercent >= 0 || c.limited }
+
+// watchHeap calls c.after with the live heap after each collection while c is watching.
+func watchHeap(c *collector) {
 	// The cleanup of an object dropped at once runs after the next collection. The object is
 	// larger than the tiny allocator's blocks, whose cleanups may never run.
 	sentinel := new([64]byte)
-	runtime.AddCleanup(sentinel, func(gcPercent int) {
-		if liveHeap() > smallHeap {
-			debug.SetGCPercent(gcPercent)
-			return
+	runtime.AddCleanup(sentinel, func(c *collector) {
+		c.after(liveHeap())
+		if c.watching() {
+			watchHeap(c)
 		}
-		watchHeap(gcPercent)
-	}, gcPercent)
+	}, c)
 }
 
 // liveHeap is the heap the last collection found live, in bytes; the most there is when the
-// runtime does not say, so that the default comes back.
+// runtime does not say, so that the defaults come back.
 func liveHeap() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
