@@ -47,8 +47,8 @@ func checkCombinators(n *node) {
 		{kwAnyOf, n.old.AnyOf, n.new.AnyOf, false, true, true},
 		{kwOneOf, n.old.OneOf, n.new.OneOf, true, true, true},
 	} {
-		if len(c.old) == len(c.new) {
-			continue // same length: the walker pairs the branches
+		if len(c.old) == len(c.new) || n.judged&(1<<c.kw) != 0 {
+			continue // same length: the walker pairs the branches; judged: another rule's finding
 		}
 		name := keywordNames[c.kw]
 		switch {

@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"reflect"
 	"slices"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
@@ -110,11 +113,28 @@ func checkIntOrString(n *node) {
 		if n.new.Type == "" && (n.old.Type == "integer" || n.old.Type == "string") {
 			n.judge(kwType)
 		}
+		if len(n.old.AnyOf) == 0 && intOrStringBranches(n.new.AnyOf) {
+			// The anyOf controller-gen writes for an IntOrString (a structural schema may carry
+			// one with int-or-string) accepts both kinds: it is this finding, not a combinator.
+			n.judge(kwAnyOf)
+		}
 		return
 	}
 	n.emit(intOrStringRemoved, finding.Base, n.keyAt(finding.Base, kwIntOrString), "int-or-string", n.new.Type, "%s no longer accepts both integers and strings", n.path)
 	n.judge(kwType) // the remaining type is part of this finding
 	n.stop = true
+}
+
+// intOrStringBranches reports whether branches are exactly {type: integer} and {type: string}.
+func intOrStringBranches(branches []apiextv1.JSONSchemaProps) bool {
+	if len(branches) != 2 {
+		return false
+	}
+	types := []string{branches[0].Type, branches[1].Type}
+	slices.Sort(types)
+	return slices.Equal(types, []string{"integer", "string"}) &&
+		reflect.DeepEqual(branches[0], apiextv1.JSONSchemaProps{Type: branches[0].Type}) &&
+		reflect.DeepEqual(branches[1], apiextv1.JSONSchemaProps{Type: branches[1].Type})
 }
 
 func checkType(n *node) {
