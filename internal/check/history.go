@@ -19,7 +19,13 @@ import (
 func readHistory(repo *source.Repo, at *object.Commit, cmp *source.Comparison, opts *rules.Options) []string {
 	var notices []string
 	read := map[string]bool{}
-	for _, old := range cmp.Old.CRDs {
+	// A shipped copy's history is the one that says what clusters stored: a test fixture of the
+	// same CRD (Maven's src/test/resources, say) was written, and kept, for other reasons.
+	olds := slices.Clone(cmp.Old.CRDs)
+	slices.SortStableFunc(olds, func(a, b *crd.CRD) int {
+		return cmpBool(source.InTestFolder(cmp.Old.Rel(a.File)), source.InTestFolder(cmp.Old.Rel(b.File)))
+	})
+	for _, old := range olds {
 		if read[old.Name] || !needsHistory(old, cmp.New.CRDs, opts.StoredVersions[old.Name]) {
 			continue
 		}
@@ -31,15 +37,18 @@ func readHistory(repo *source.Repo, at *object.Commit, cmp *source.Comparison, o
 		}
 		setIn(&opts.StoredIn, old.Name, h.Stored)
 		setIn(&opts.DeprecatedSince, old.Name, h.Deprecated)
-		if !h.Truncated {
+		if !h.Truncated && h.Unread == 0 {
 			if opts.HistoryRead == nil {
 				opts.HistoryRead = map[string]bool{}
 			}
 			opts.HistoryRead[old.Name] = true
 		}
 		what := fmt.Sprintf("read the history of %s (%s: %d release tags, %d commits of the file) to learn which of its versions were ever stored", old.Name, old.File, h.Tags, h.Commits)
-		if h.Truncated {
+		switch {
+		case h.Truncated:
 			what += "; the history ends early (a shallow clone, or more than " + fmt.Sprint(source.MaxHistoryCommits) + " commits), so a removed version it does not show stored stays a warning"
+		case h.Unread > 0:
+			what += fmt.Sprintf("; %d of its revisions are missing from the clone (a partial clone), so a removed version it does not show stored stays a warning", h.Unread)
 		}
 		notices = append(notices, what)
 	}
@@ -87,4 +96,15 @@ func setIn(m *map[string]map[string]string, name string, facts map[string]string
 		*m = map[string]map[string]string{}
 	}
 	(*m)[name] = facts
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

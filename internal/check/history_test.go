@@ -2,8 +2,13 @@ package check
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -131,5 +136,53 @@ func TestGitHistoryFollowsMovedFile(t *testing.T) {
 				t.Errorf("findings:\n%s\nwant:\n%s", findingsOf(res.Findings), want)
 			}
 		})
+	}
+}
+
+// The history that says what clusters stored is the shipped copy's: a test fixture of the same
+// CRD (Strimzi keeps one under api/src/test/resources) sorts first by path but was never
+// installed (Strimzi 0.51.0 → 1.0.0, found by trying the build on the release).
+func TestGitHistoryOfTheShippedCopy(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.Write("install/crds/gateways.yaml", versionsCRD(ver{"v1alpha2", true, true, false}))
+	tr.Tag("v0.5.0", tr.Commit("v0.5.0"))
+	both := versionsCRD(ver{"v1alpha2", true, false, false}, ver{"v1beta1", true, true, false})
+	tr.Write("install/crds/gateways.yaml", both)
+	tr.Write("api/src/test/resources/io/example/gateway-crd.yaml", both)
+	tr.Branch("main", tr.Commit("v1beta1 stored; a test fixture"))
+	only := versionsCRD(ver{"v1beta1", true, true, false})
+	tr.Write("install/crds/gateways.yaml", only)
+	tr.Write("api/src/test/resources/io/example/gateway-crd.yaml", only)
+	tr.Commit("remove v1alpha2")
+	res := tr.check(GitOptions{Base: "main"})
+	want := "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.5.0, and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"
+	if got := findingsOf(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A revision of the file that a partial clone lacks leaves its versions unknown: the history
+// is not taken as complete, so a removed version it does not show stored is not called safe.
+func TestGitHistoryWithAMissingRevision(t *testing.T) {
+	tr := newTestRepo(t)
+	first := versionsCRD(ver{"v1", true, true, false}, ver{"v2alpha1", false, true, false})
+	tr.Write("config/crd/gateways.yaml", first)
+	tr.Commit("v2alpha1 stored")
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}, ver{"v2alpha1", false, false, false}))
+	tr.Branch("main", tr.Commit("v1 stored"))
+	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}))
+	tr.Commit("remove v2alpha1")
+	blob := plumbing.ComputeHash(plumbing.BlobObject, first).String()
+	if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	res := tr.check(GitOptions{Base: "main"})
+	want := "warning version-removed v2alpha1: version v2alpha1 (not served, not stored in base) was removed: clusters that installed an older release may still list it in status.storedVersions, and the API server then refuses the update; check that no release stored it, or run crdguard in git mode, which reads the history\n"
+	if got := findingsOf(res.Findings); got != want {
+		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
+	}
+	note := "read the history of gateways.example.com (config/crd/gateways.yaml: 0 release tags, 2 commits of the file) to learn which of its versions were ever stored; 1 of its revisions are missing from the clone (a partial clone), so a removed version it does not show stored stays a warning"
+	if !slices.Contains(res.Notices, note) {
+		t.Errorf("notices %q, want %q among them", res.Notices, note)
 	}
 }

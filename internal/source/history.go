@@ -34,6 +34,9 @@ type VersionHistory struct {
 	Tags, Commits int
 	// Truncated says the walk stopped at MaxHistoryCommits or at a shallow clone's boundary.
 	Truncated bool
+	// Unread counts the revisions whose content the clone lacks (a partial clone): what they
+	// stored is unknown.
+	Unread int
 }
 
 // revision is one earlier state of the file: its blob, and the name to report it by.
@@ -63,7 +66,8 @@ func (r *Repo) History(at *object.Commit, filePath, name string) (VersionHistory
 		seen[rev.blob] = true
 		data, err := r.readBlob(filePath, object.TreeEntry{Hash: rev.blob})
 		if err != nil {
-			continue // an object a partial or shallow clone lacks: that revision is unknown
+			h.Unread++ // an object a partial or shallow clone lacks: that revision is unknown
+			continue
 		}
 		crds, _ := crd.Parse(filePath, data)
 		for _, c := range crds {
