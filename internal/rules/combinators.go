@@ -7,6 +7,7 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
@@ -26,7 +27,7 @@ var (
 	combinatorLoosened = &Rule{
 		ID: "combinator-loosened", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "An allOf/anyOf/oneOf/not now accepts more values (removed, anyOf branch added, allOf branch removed).",
-		Doc:     "Accepting more values is safe for writers; readers must cope with them. Combinators whose branches only require fields (exactly one of s3, gs, host becoming at least one of them but never s3 with gs) are proven by trying every choice of which of those fields an object sets: every choice the old node accepted must still be accepted.",
+		Doc:     "Accepting more values is safe for writers; readers must cope with them. Combinators whose branches only require fields, or combine such branches (exactly one of s3, gs, host becoming at least one of them but never s3 with gs; Istio's \"at most one of\", a oneOf whose first branch is a not of an anyOf), are proven by trying every choice of which of those fields an object sets: every choice the old node accepted must still be accepted. A field new in this change is set in no object the old schema accepted, where the old node drops unknown fields and the new one gives the field no default.",
 	}
 )
 
@@ -86,23 +87,36 @@ func (n *node) combinator(k keyword, tightens bool, format string, args ...any) 
 }
 
 // presenceLoosened proves a change of combinators whose branches only require fields (the
-// usual "exactly one of s3, gs, host" shape) from which of those fields an object sets: when
-// every choice of set fields that the old node accepts (its own required fields included) is
-// accepted by the new combinators, nothing the old schema accepted is refused by them. It
-// reports that as one combinator-loosened and judges every combinator keyword of the node;
-// otherwise it says nothing. Branch lists of equal length are paired by the walker instead.
+// usual "exactly one of s3, gs, host" shape, or Istio's "at most one of": a oneOf whose first
+// branch is a not of an anyOf) from which of those fields an object sets: when every choice of
+// set fields that the old node accepts (its own required fields included) is accepted by the new
+// combinators, nothing the old schema accepted is refused by them. A field the old node does not
+// declare (new in this change, where the old node prunes what it does not know) is set in no
+// object the old schema accepted. It reports that as one combinator-loosened and judges every
+// combinator keyword of the node; otherwise it says nothing. Branch lists of equal length are
+// paired by the walker instead.
 func presenceLoosened(n *node) bool {
 	o, w := n.old, n.new
 	if reflect.DeepEqual(combinatorsOf(o), combinatorsOf(w)) {
 		return false
 	}
 	var names []string
-	if !requiredOnly(o, &names) || !requiredOnly(w, &names) || len(names) == 0 || len(names) > maxPresenceFields {
+	if !presenceOnly(o, &names, 0) || !presenceOnly(w, &names, 0) || len(names) == 0 || len(names) > maxPresenceFields {
 		return false
 	}
 	if len(o.AllOf) == len(w.AllOf) && len(o.AllOf) > 0 || len(o.AnyOf) == len(w.AnyOf) && len(o.AnyOf) > 0 ||
 		len(o.OneOf) == len(w.OneOf) && len(o.OneOf) > 0 || o.Not != nil && w.Not != nil {
 		return false
+	}
+	var unset []string // fields no object the old schema accepted sets
+	if dropsUnknown(n.e.pair.Old, o) {
+		for _, name := range names {
+			_, declared := o.Properties[name]
+			// A default puts the field in every object the new schema reads.
+			if p, ok := w.Properties[name]; !declared && (!ok || p.Default == nil) {
+				unset = append(unset, name)
+			}
+		}
 	}
 	for set := 0; set < 1<<len(names); set++ {
 		// The node's own required fields that no branch names are set in every object it
@@ -110,6 +124,9 @@ func presenceLoosened(n *node) bool {
 		present := func(name string) bool {
 			i := slices.Index(names, name)
 			return i < 0 || set&(1<<i) != 0
+		}
+		if slices.ContainsFunc(unset, present) {
+			continue
 		}
 		if allSet(o.Required, present) && combinatorsAccept(o, present) && !combinatorsAccept(w, present) {
 			return false
@@ -122,8 +139,19 @@ func presenceLoosened(n *node) bool {
 			first, found = k, true
 		}
 	}
-	n.combinator(first, false, "the allOf/anyOf/oneOf/not of %s changed, and every object they accepted is still accepted (proven over which of %s are set)", n.path, strings.Join(names, ", "))
+	why := ""
+	if len(unset) > 0 {
+		why = "; " + strings.Join(unset, ", ") + " " + map[bool]string{true: "is", false: "are"}[len(unset) == 1] + " new, set in no object the old schema accepted"
+	}
+	n.combinator(first, false, "the allOf/anyOf/oneOf/not of %s changed, and every object they accepted is still accepted (proven over which of %s are set%s)", n.path, strings.Join(names, ", "), why)
 	return true
+}
+
+// dropsUnknown reports whether the API server drops the fields a node of c does not declare
+// from every object it stores: not where the node keeps unknown fields or is a map, nor
+// anywhere in a CRD that does not prune (v1beta1's preserveUnknownFields).
+func dropsUnknown(c *crd.CRD, s *apiextv1.JSONSchemaProps) bool {
+	return !c.Object.Spec.PreserveUnknownFields && !isTrue(s.XPreserveUnknownFields) && s.AdditionalProperties == nil
 }
 
 // maxPresenceFields bounds the fields whose presence is enumerated (2^12 choices).
@@ -138,18 +166,21 @@ func combinatorsOf(s *apiextv1.JSONSchemaProps) combinators {
 	return combinators{s.AllOf, s.AnyOf, s.OneOf, s.Not}
 }
 
-// requiredOnly reports whether every combinator branch of s only requires fields, adding the
-// names they require to names.
-func requiredOnly(s *apiextv1.JSONSchemaProps, names *[]string) bool {
+// presenceOnly reports whether every combinator branch of s, and of its branches below, only
+// requires fields, adding the names they require to names.
+func presenceOnly(s *apiextv1.JSONSchemaProps, names *[]string, depth int) bool {
 	c := combinatorsOf(s)
 	branches := slices.Concat(c.allOf, c.anyOf, c.oneOf)
 	if c.not != nil {
 		branches = append(branches, *c.not)
 	}
+	if depth > maxPresenceDepth && len(branches) > 0 {
+		return false
+	}
 	for _, b := range branches {
 		rest := b
-		rest.Required = nil
-		if len(b.Required) == 0 || !reflect.DeepEqual(rest, apiextv1.JSONSchemaProps{}) {
+		rest.Required, rest.AllOf, rest.AnyOf, rest.OneOf, rest.Not = nil, nil, nil, nil, nil
+		if len(b.Required) == 0 && reflect.DeepEqual(combinatorsOf(&b), combinators{}) || !reflect.DeepEqual(rest, apiextv1.JSONSchemaProps{}) || !presenceOnly(&b, names, depth+1) {
 			return false
 		}
 		for _, r := range b.Required {
@@ -161,6 +192,9 @@ func requiredOnly(s *apiextv1.JSONSchemaProps, names *[]string) bool {
 	return true
 }
 
+// maxPresenceDepth bounds how deep branches within branches are followed.
+const maxPresenceDepth = 4
+
 func allSet(required []string, present func(string) bool) bool {
 	for _, r := range required {
 		if !present(r) {
@@ -170,21 +204,24 @@ func allSet(required []string, present func(string) bool) bool {
 	return true
 }
 
-// combinatorsAccept evaluates the combinators of s, all of whose branches only require fields,
-// for an object that sets exactly the present fields.
+// combinatorsAccept evaluates the combinators of s, all of whose branches only require fields
+// (presenceOnly), for an object that sets exactly the present fields.
 func combinatorsAccept(s *apiextv1.JSONSchemaProps, present func(string) bool) bool {
+	holds := func(b apiextv1.JSONSchemaProps) bool {
+		return allSet(b.Required, present) && combinatorsAccept(&b, present)
+	}
 	for _, b := range s.AllOf {
-		if !allSet(b.Required, present) {
+		if !holds(b) {
 			return false
 		}
 	}
-	if len(s.AnyOf) > 0 && !slices.ContainsFunc(s.AnyOf, func(b apiextv1.JSONSchemaProps) bool { return allSet(b.Required, present) }) {
+	if len(s.AnyOf) > 0 && !slices.ContainsFunc(s.AnyOf, holds) {
 		return false
 	}
 	if len(s.OneOf) > 0 {
 		matched := 0
 		for _, b := range s.OneOf {
-			if allSet(b.Required, present) {
+			if holds(b) {
 				matched++
 			}
 		}
@@ -192,5 +229,5 @@ func combinatorsAccept(s *apiextv1.JSONSchemaProps, present func(string) bool) b
 			return false
 		}
 	}
-	return s.Not == nil || !allSet(s.Not.Required, present)
+	return s.Not == nil || !holds(*s.Not)
 }
