@@ -6,25 +6,29 @@ import (
 	"testing"
 )
 
-// TestCollectorAfter follows the tuning through the live heaps of a run: GOGC comes back once
-// the heap is not small, the memory limit goes once the live heap nears it, and what the user
-// set is left alone.
+// TestCollectorAfter follows the tuning through the collections of a run: GOGC comes back once
+// the heap is not small, the memory limit goes once collecting has taken more than a quarter of
+// the time, and what the user set is left alone.
 func TestCollectorAfter(t *testing.T) {
+	type gc struct {
+		live  uint64
+		share float64
+	}
 	for _, tc := range []struct {
 		name      string
 		gcPercent int
 		limited   bool
-		lives     []uint64
+		gcs       []gc
 		want      []string
 		watching  bool
 	}{
-		{"a short run", 100, true, []uint64{4 << 20, 20 << 20}, nil, true},
-		{"a release", 100, true, []uint64{20 << 20, 40 << 20, 300 << 20}, []string{"GOGC 100"}, true},
-		{"a release larger than the limit", 100, true, []uint64{40 << 20, 380 << 20}, []string{"GOGC 100", "no memory limit"}, false},
-		{"at the limit's nine tenths exactly", -1, true, []uint64{memoryLimit * 9 / 10}, nil, true},
-		{"the user's GOGC", -1, true, []uint64{40 << 20}, nil, true},
-		{"the user's GOMEMLIMIT", 100, false, []uint64{40 << 20, 900 << 20}, []string{"GOGC 100"}, false},
-		{"unknown heap", 100, true, []uint64{math.MaxUint64}, []string{"GOGC 100", "no memory limit"}, false},
+		{"a short run", 100, true, []gc{{4 << 20, 0.01}, {20 << 20, 0.3}}, nil, true},
+		{"a release", 100, true, []gc{{20 << 20, 0.02}, {40 << 20, 0.05}, {300 << 20, 0.15}}, []string{"GOGC 100"}, true},
+		{"a release the limit leaves too little room", 100, true, []gc{{40 << 20, 0.05}, {280 << 20, 0.26}}, []string{"GOGC 100", "no memory limit"}, false},
+		{"at a quarter of the time exactly", -1, true, []gc{{300 << 20, gcShareLimit}}, nil, true},
+		{"the user's GOGC", -1, true, []gc{{40 << 20, 0.1}}, nil, true},
+		{"the user's GOMEMLIMIT", 100, false, []gc{{40 << 20, 0.1}, {900 << 20, 0.5}}, []string{"GOGC 100"}, false},
+		{"unknown heap", 100, true, []gc{{math.MaxUint64, 1}}, []string{"GOGC 100", "no memory limit"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
@@ -40,8 +44,8 @@ func TestCollectorAfter(t *testing.T) {
 					got = append(got, "no memory limit")
 					return memoryLimit
 				}}
-			for _, live := range tc.lives {
-				c.after(live)
+			for _, g := range tc.gcs {
+				c.after(g.live, g.share)
 			}
 			if !slices.Equal(got, tc.want) || c.watching() != tc.watching {
 				t.Errorf("calls %q (watching %v), want %q (%v)", got, c.watching(), tc.want, tc.watching)

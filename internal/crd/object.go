@@ -22,6 +22,11 @@ type Object struct {
 	root *yaml.Node
 }
 
+// Header is the object without its content: where it is and what it is.
+func (o *Object) Header() *Object {
+	return &Object{File: o.File, Line: o.Line, APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name}
+}
+
 // LineOf returns the line of the node at p, or of its deepest existing parent.
 func (o *Object) LineOf(p Path) int {
 	line, _ := lookup(o.root, o.Line, p)
