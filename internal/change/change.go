@@ -43,6 +43,11 @@ func ID(f *finding.Finding) string {
 	if object != "" {
 		object += "\x00" + f.Subject + "\x00" + f.Location.File
 	}
+	if f.CRD == "" {
+		// A problem of a file whose CRDs are unknown (it does not parse, or cannot be read) is
+		// that file's, on that side.
+		object += "\x00" + f.Location.File + "\x00" + string(f.Location.Side) + "\x00" + f.Message
+	}
 	for _, part := range []string{f.Rule, f.CRD, f.Severity.String(), f.Baseline, version, Shape(f.Path),
 		compact(f.Before), compact(f.After), object} {
 		h.Write([]byte(part))

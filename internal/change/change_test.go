@@ -97,3 +97,22 @@ func TestAssignAndGroups(t *testing.T) {
 		t.Errorf("one place: Where = %q", got)
 	}
 }
+
+// Problems of files whose CRDs are unknown (they do not parse, or cannot be read) are each their
+// file's, on their side: two of them are not copies of one change; the same problem reported for
+// the same file twice is one.
+func TestUnnamedFileProblemsAreTheirOwn(t *testing.T) {
+	problem := func(file string, side finding.Side, msg string) finding.Finding {
+		return finding.Finding{Rule: "invalid-crd", Severity: finding.Error, Message: msg, Location: finding.Location{File: file, Line: 1, Side: side}}
+	}
+	fs := []finding.Finding{
+		problem("config/a.yaml", finding.Head, "cannot read the new version of the CRDs in this file"),
+		problem("config/b.yaml", finding.Base, "cannot read the base version of the CRDs in this file"),
+		problem("config/c.yaml", finding.Head, "cannot read the new version of the CRDs in this file"),
+		problem("config/a.yaml", finding.Head, "cannot read the new version of the CRDs in this file"),
+	}
+	Assign(fs)
+	if fs[0].Change == fs[1].Change || fs[0].Change == fs[2].Change || fs[1].Change == fs[2].Change || fs[0].Change != fs[3].Change {
+		t.Errorf("change IDs %q, %q, %q, %q: want three distinct, the first and last alike", fs[0].Change, fs[1].Change, fs[2].Change, fs[3].Change)
+	}
+}

@@ -113,31 +113,45 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 	for _, c := range other.CRDs {
 		otherReadable[c.Name] = true
 	}
-	unknown := func(p crd.Problem) {
+	// unknown marks what a problem leaves unknown, and names it: by its own name, else by the
+	// CRDs of its counterpart on the other side (what the file held is unknown), one each.
+	unknown := func(p crd.Problem) []crd.Problem {
 		if p.Name != "" {
 			u.names[p.Name] = true
-			return
+			return []crd.Problem{p}
 		}
+		var named []crd.Problem
 		for _, c := range other.CRDs {
-			if source.SameInput(t, p.File, other, c.File) {
-				u.names[c.Name] = true // what the file held is unknown: its counterpart's CRDs
+			if source.SameInput(t, p.File, other, c.File) && !u.names[c.Name] {
+				u.names[c.Name] = true
+				q := p
+				q.Name = c.Name
+				named = append(named, q)
 			}
 		}
+		if named == nil {
+			return []crd.Problem{p}
+		}
+		return named
 	}
 	for _, p := range t.Problems {
-		unknown(p)
+		named := unknown(p)
 		switch {
 		case side == finding.Head: // the head's problems are invalid-crd of their own
 		case fileHasProblem(other, p.File):
 			u.notices = append(u.notices, "base: "+p.Error())
 		default:
-			u.findings = append(u.findings, rules.Unreadable(p, side))
+			for _, q := range named {
+				u.findings = append(u.findings, rules.Unreadable(q, side))
+			}
 		}
 	}
 	for _, p := range t.Unread {
-		unknown(p)
+		named := unknown(p)
 		if p.Name != "" && otherReadable[p.Name] && !readable[p.Name] || p.Name == "" && !fileUnread(other, p.File) {
-			u.findings = append(u.findings, rules.Unreadable(p, side))
+			for _, q := range named {
+				u.findings = append(u.findings, rules.Unreadable(q, side))
+			}
 		}
 	}
 	return u

@@ -105,8 +105,8 @@ func TestGitChangedBlobUnreadable(t *testing.T) {
 		want    string
 		notices []string
 	}{
-		{"base side", old, false, other + "invalid-crd    deploy/gadgets.yaml:1 base\n", nil},
-		{"head side", new, false, other + "invalid-crd    deploy/gadgets.yaml:1 head\n", []string{"samples: reading deploy/gadgets.yaml: object not found; not validated"}},
+		{"base side", old, false, other + "invalid-crd gadgets.example.com   deploy/gadgets.yaml:1 base\n", nil},
+		{"head side", new, false, other + "invalid-crd gadgets.example.com   deploy/gadgets.yaml:1 head\n", []string{"samples: reading deploy/gadgets.yaml: object not found; not validated"}},
 		{"deleted file", old, true, other + "invalid-crd    deploy/gadgets.yaml:1 base\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,12 +128,16 @@ func TestGitChangedBlobUnreadable(t *testing.T) {
 			}
 			res := tr.check(GitOptions{Base: "main"})
 			assertFindings(t, res, tc.want)
-			version := "the base version"
-			if tc.name == "head side" {
-				version = "the new version"
+			// The readable side names what the file held; a deleted file's has nothing to name.
+			what := "the base version of CRD gadgets.example.com"
+			switch tc.name {
+			case "head side":
+				what = "the new version of CRD gadgets.example.com"
+			case "deleted file":
+				what = "the base version of the CRDs in this file"
 			}
-			want := "its content is missing from the repository (object not found), as in a partial or shallow clone: crdguard cannot read " + version +
-				" of the CRDs in this file, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it"
+			want := "its content is missing from the repository (object not found), as in a partial or shallow clone: crdguard cannot read " + what +
+				", so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it"
 			if f := res.Findings[len(res.Findings)-1]; f.Message != want {
 				t.Errorf("message %q, want %q", f.Message, want)
 			}
