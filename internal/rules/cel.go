@@ -98,7 +98,12 @@ func checkValidations(n *node) {
 			unmatchedOld = append(unmatchedOld, j)
 		}
 	}
-	// Rules whose text changed in place pair up in order; the rest were added or removed.
+	// Rules whose text changed in place pair up in order; the rest were added or removed. When
+	// rules were also added or removed, an old rule pairs with the new one most like it (a rule
+	// inserted before it is not its rewrite).
+	if len(unmatchedOld) != len(unmatchedNew) {
+		unmatchedOld, unmatchedNew = pairBySimilarity(n, o, w, unmatchedOld, unmatchedNew)
+	}
 	for len(unmatchedOld) > 0 && len(unmatchedNew) > 0 {
 		n.ruleChanged(o[unmatchedOld[0]], w[unmatchedNew[0]])
 		unmatchedOld, unmatchedNew = unmatchedOld[1:], unmatchedNew[1:]
@@ -110,6 +115,60 @@ func checkValidations(n *node) {
 		n.emitRule(validationRuleRemoved, finding.Base, o[j].Rule, o[j].Rule, nil, "validation rule %q of %s was removed", o[j].Rule, n.path)
 	}
 }
+
+// pairBySimilarity reports, in old order, each unmatched old rule as changed into the unmatched
+// new rule that shares the most of its words (at least half of those the two use), and returns
+// the rules left (the caller pairs those in order, the rest being added or removed).
+func pairBySimilarity(n *node, o, w apiextv1.ValidationRules, oldIdx, newIdx []int) (leftOld, leftNew []int) {
+	taken := make([]bool, len(newIdx))
+	for _, i := range oldIdx {
+		best, bestScore := -1, 0.5
+		for k, j := range newIdx {
+			if score := similarity(o[i].Rule, w[j].Rule); !taken[k] && score >= bestScore {
+				best, bestScore = k, score
+				if score == 1 {
+					break
+				}
+			}
+		}
+		if best < 0 {
+			leftOld = append(leftOld, i)
+			continue
+		}
+		taken[best] = true
+		n.ruleChanged(o[i], w[newIdx[best]])
+	}
+	for k, j := range newIdx {
+		if !taken[k] {
+			leftNew = append(leftNew, j)
+		}
+	}
+	return leftOld, leftNew
+}
+
+// similarity is the share of the words (identifiers, literals) two rules use that both use.
+func similarity(a, b string) float64 {
+	words := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, w := range ruleWordRE.FindAllString(s, -1) {
+			m[w] = true
+		}
+		return m
+	}
+	x, y := words(a), words(b)
+	both := 0
+	for w := range x {
+		if y[w] {
+			both++
+		}
+	}
+	if all := len(x) + len(y) - both; all > 0 {
+		return float64(both) / float64(all)
+	}
+	return 1
+}
+
+var ruleWordRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|'[^']*'|"[^"]*"|[0-9]+`)
 
 func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 	judged := n.judgeRule(&o, w)
