@@ -2,6 +2,7 @@ package celproof
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -33,6 +34,8 @@ type term struct {
 	member bool
 	// vars of a comprehension: iteration variable, second iteration variable, accumulator.
 	vars [3]string
+	// shown is what a bound variable is called in the rule (name is its canonical name).
+	shown string
 }
 
 var (
@@ -48,8 +51,14 @@ func boolTerm(b bool) *term {
 }
 
 // toTerm converts a parsed expression. What the prover has no use for (maps, messages, lists
-// with optional elements) becomes an opaque term, equal to nothing, not even itself.
-func toTerm(e ast.Expr) *term {
+// with optional elements) becomes an opaque term, equal to nothing, not even itself. The
+// variables a comprehension binds are named by how deep it is (#0, #0b and #0@ for the outermost
+// one's iteration variables and accumulator), so that two rules that differ only in what they
+// call them (`self.all(foo, …)` and `self.all(r, …)`) become the same term.
+func toTerm(e ast.Expr) *term { return toTermIn(e, nil) }
+
+// toTermIn is toTerm with the names the enclosing comprehensions bind.
+func toTermIn(e ast.Expr, bound map[string]string) *term {
 	switch e.Kind() {
 	case ast.LiteralKind:
 		v := e.AsLiteral()
@@ -58,6 +67,9 @@ func toTerm(e ast.Expr) *term {
 		}
 		return &term{kind: "lit", name: fmt.Sprintf("%s:%v", v.Type().TypeName(), v.Value())}
 	case ast.IdentKind:
+		if name, ok := bound[e.AsIdent()]; ok {
+			return &term{kind: "ident", name: name, shown: e.AsIdent()}
+		}
 		return &term{kind: "ident", name: e.AsIdent()}
 	case ast.SelectKind:
 		s := e.AsSelect()
@@ -65,15 +77,15 @@ func toTerm(e ast.Expr) *term {
 		if s.IsTestOnly() {
 			kind = "has"
 		}
-		return &term{kind: kind, name: propertyName(s.FieldName()), args: []*term{toTerm(s.Operand())}}
+		return &term{kind: kind, name: propertyName(s.FieldName()), args: []*term{toTermIn(s.Operand(), bound)}}
 	case ast.CallKind:
 		c := e.AsCall()
 		t := &term{kind: "call", name: c.FunctionName(), member: c.IsMemberFunction()}
 		if c.IsMemberFunction() {
-			t.args = append(t.args, toTerm(c.Target()))
+			t.args = append(t.args, toTermIn(c.Target(), bound))
 		}
 		for _, a := range c.Args() {
-			t.args = append(t.args, toTerm(a))
+			t.args = append(t.args, toTermIn(a, bound))
 		}
 		return t
 	case ast.ListKind:
@@ -83,16 +95,34 @@ func toTerm(e ast.Expr) *term {
 		}
 		t := &term{kind: "list"}
 		for _, el := range l.Elements() {
-			t.args = append(t.args, toTerm(el))
+			t.args = append(t.args, toTermIn(el, bound))
 		}
 		return t
 	case ast.ComprehensionKind:
 		c := e.AsComprehension()
-		return &term{kind: "comp", vars: [3]string{c.IterVar(), c.IterVar2(), c.AccuVar()}, args: []*term{
-			toTerm(c.IterRange()), toTerm(c.AccuInit()), toTerm(c.LoopCondition()), toTerm(c.LoopStep()), toTerm(c.Result())}}
+		d, _ := strconv.Atoi(bound[depthKey]) // 0 outermost
+		depth := "#" + strconv.Itoa(d)
+		inner := maps.Clone(bound)
+		if inner == nil {
+			inner = map[string]string{}
+		}
+		inner[depthKey] = strconv.Itoa(d + 1)
+		vars := [3]string{depth, "", depth + "@"}
+		inner[c.IterVar()] = vars[0]
+		if c.HasIterVar2() {
+			vars[1] = depth + "b"
+			inner[c.IterVar2()] = vars[1]
+		}
+		inner[c.AccuVar()] = vars[2]
+		return &term{kind: "comp", vars: vars, args: []*term{
+			toTermIn(c.IterRange(), bound), toTermIn(c.AccuInit(), bound), toTermIn(c.LoopCondition(), inner), toTermIn(c.LoopStep(), inner), toTermIn(c.Result(), inner)}}
 	}
 	return &term{kind: "opaque"}
 }
+
+// depthKey holds, among the bound names, a mark per enclosing comprehension (no CEL identifier
+// contains a space).
+const depthKey = " depth"
 
 // equal reports whether two terms are the same expression.
 func equal(a, b *term) bool {
@@ -118,6 +148,9 @@ func (t *term) String() string {
 		}
 		return v
 	case "ident":
+		if t.shown != "" {
+			return t.shown
+		}
 		return t.name
 	case "select":
 		return t.args[0].String() + "." + t.name
