@@ -1,0 +1,76 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/crdguard/crdguard/internal/crd"
+)
+
+// Objects reads the Kubernetes objects of a commit that may be custom resources of the given API
+// groups: from the files matching globs when there are any, else from every YAML or JSON file
+// that mentions one of the groups. Excluded paths are never read.
+func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, []string, error) {
+	if len(groups) == 0 {
+		return nil, nil, nil
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
+	}
+	// A custom resource names its group in apiVersion; a mere mention (CRD descriptions are full
+	// of them) is not enough to parse a file. Every form contains "group/", so one scan for that
+	// rules a group out before its five forms are tried.
+	type groupNeedles struct {
+		group []byte
+		forms [][]byte
+	}
+	var needles []groupNeedles
+	for _, g := range groups {
+		n := groupNeedles{group: []byte(g + "/")}
+		for _, form := range []string{"apiVersion: %s/", "apiVersion: \"%s/", "apiVersion: '%s/", "\"apiVersion\": \"%s/", "\"apiVersion\":\"%s/"} {
+			n.forms = append(n.forms, []byte(fmt.Sprintf(form, g)))
+		}
+		needles = append(needles, n)
+	}
+	usesGroup := func(data []byte) bool {
+		for _, n := range needles {
+			if bytes.Contains(data, n.group) && containsAny(data, n.forms) {
+				return true
+			}
+		}
+		return false
+	}
+	filter := Filter{Paths: globs, Exclude: exclude}
+	var (
+		out     []*crd.Object
+		notices []string
+	)
+	err = eachFile(tree, func(name string, entry object.TreeEntry) error {
+		if !filter.Allows(name) {
+			return nil
+		}
+		data, err := r.readBlob(name, entry)
+		if err != nil {
+			// A sample is evidence, not the subject: one that cannot be read is a notice.
+			notices = append(notices, fmt.Sprintf("samples: %v; not validated", err))
+			return nil
+		}
+		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) || hasTemplate(data) {
+			return nil
+		}
+		objs := crd.ParseObjects(name, data)
+		if InTestFolder(name) {
+			// Fixtures of test suites are counted, never validated as samples: their content
+			// is not kept (a repository's test folders can hold thousands of objects).
+			for i, o := range objs {
+				objs[i] = o.Header()
+			}
+		}
+		out = append(out, objs...)
+		return nil
+	})
+	return out, notices, err
+}
