@@ -377,15 +377,7 @@ func (j *Judge) repairRule(obj map[string]any, steps []Step, read *refNode, f *f
 			}
 		}
 	}
-	j.mu.Lock()
-	found, seen := j.repairs[memo]
-	j.mu.Unlock()
-	if !seen {
-		found = j.repairValue(f, kept, cur)
-		j.mu.Lock()
-		j.repairs[memo] = found
-		j.mu.Unlock()
-	}
+	found := remember(&j.mu, j.repairs, memo, func() any { return j.repairValue(f, kept, cur) })
 	if found == nil {
 		return false
 	}

@@ -128,15 +128,7 @@ func (r *reading) values(side int, whole bool) (obj, old any) {
 // too; a program that falls back to the whole node (a rule that did not compile against the
 // narrowed one) gets the values read through the whole nodes.
 func (p *nodeProgram) evalRead(r *reading, side int) (failed []bool, ok bool) {
-	obj, old := r.values(side, false)
-	failed, ok, uncompiled := p.evalHere(obj, old)
-	if uncompiled && p.whole != nil {
-		if w := p.whole(); w != nil {
-			obj, old = r.values(side, true)
-			failed, ok, _ = w.evalHere(obj, old)
-		}
-	}
-	return failed, ok
+	return p.evalOn(func(whole bool) (any, any) { return r.values(side, whole) })
 }
 
 // read is the value as the API server hands it to the rules under a schema: pruned by it (for
@@ -207,18 +199,12 @@ func hasDefault(s *structuralschema.Structural) bool {
 // through these and through the whole nodes: the same defaults apply to it, along the same
 // path, on both sides; what these drop, or leave unpruned, no program sees.
 func (j *Judge) readSchemas(path string, oldNode, newNode *structuralschema.Structural) (oldS, newS *structuralschema.Structural) {
-	j.mu.Lock()
-	s, ok := j.readAs[path]
-	j.mu.Unlock()
-	if ok {
-		return s[0], s[1]
-	}
-	read, parsed := j.readWith(slices.Concat(oldNode.XValidations, newNode.XValidations), &constants{}, true)
-	if parsed {
-		oldS, newS = narrow(oldNode, read), narrow(newNode, read)
-	}
-	j.mu.Lock()
-	j.readAs[path] = [2]*structuralschema.Structural{oldS, newS}
-	j.mu.Unlock()
-	return oldS, newS
+	s := remember(&j.mu, j.readAs, path, func() [2]*structuralschema.Structural {
+		read, parsed := j.readWith(slices.Concat(oldNode.XValidations, newNode.XValidations), &constants{}, true)
+		if !parsed {
+			return [2]*structuralschema.Structural{}
+		}
+		return [2]*structuralschema.Structural{narrow(oldNode, read), narrow(newNode, read)}
+	})
+	return s[0], s[1]
 }

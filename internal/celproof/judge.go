@@ -125,6 +125,22 @@ type memo struct {
 	readAs map[string][2]*structuralschema.Structural
 }
 
+// remember returns m[key], computing it the first time without holding mu: an entry is a
+// function of its key alone, so goroutines that compute it at once store the same value.
+func remember[V any](mu *sync.Mutex, m map[string]V, key string, compute func() V) V {
+	mu.Lock()
+	v, ok := m[key]
+	mu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	mu.Lock()
+	m[key] = v
+	mu.Unlock()
+	return v
+}
+
 // programEntry is one node program, compiled once by whoever asks first.
 type programEntry struct {
 	once sync.Once
@@ -153,19 +169,13 @@ func (j *Judge) readWith(rules []apiextv1.ValidationRule, consts *constants, fol
 
 // parse parses a rule once per judge, with the API server's stored-expressions environment.
 func (j *Judge) parse(rule string) (*celast.AST, bool) {
-	j.mu.Lock()
-	a, ok := j.parsed[rule]
-	j.mu.Unlock()
-	if ok {
-		return a, a != nil
-	}
-	parsed, iss := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).StoredExpressionsEnv().Parse(rule)
-	if iss.Err() == nil {
-		a = parsed.NativeRep()
-	}
-	j.mu.Lock()
-	j.parsed[rule] = a
-	j.mu.Unlock()
+	a := remember(&j.mu, j.parsed, rule, func() *celast.AST {
+		parsed, iss := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).StoredExpressionsEnv().Parse(rule)
+		if iss.Err() != nil {
+			return nil
+		}
+		return parsed.NativeRep()
+	})
 	return a, a != nil
 }
 

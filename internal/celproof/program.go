@@ -178,9 +178,19 @@ var markerRE = regexp.MustCompile(`crdguard-rule-(\d+)\.`)
 // eval runs every rule of the node on obj (an update of old when old is not nil) and says which
 // failed; ok is false when a rule could not be compiled or ran out of budget.
 func (p *nodeProgram) eval(obj, old any) (failed []bool, ok bool) {
+	return p.evalOn(func(bool) (any, any) { return obj, old })
+}
+
+// evalOn is eval on the values values gives, read for this program (whole false) or for the
+// program against the node's whole schema it falls back to when a rule did not compile.
+func (p *nodeProgram) evalOn(values func(whole bool) (obj, old any)) (failed []bool, ok bool) {
+	obj, old := values(false)
 	failed, ok, uncompiled := p.evalHere(obj, old)
 	if uncompiled && p.whole != nil {
-		failed, ok, _ = p.whole().evalHere(obj, old)
+		if w := p.whole(); w != nil {
+			obj, old = values(true)
+			failed, ok, _ = w.evalHere(obj, old)
+		}
 	}
 	return failed, ok
 }

@@ -39,6 +39,15 @@ func (tr *testRepo) check(o GitOptions) *GitResult {
 	return res
 }
 
+// dropBlob deletes the object of content from the repository, as a partial clone lacks it.
+func (tr *testRepo) dropBlob(content []byte) {
+	tr.t.Helper()
+	blob := plumbing.ComputeHash(plumbing.BlobObject, content).String()
+	if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		tr.t.Fatal(err)
+	}
+}
+
 func caseFile(t *testing.T, rel string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(casesDir, rel))

@@ -2,13 +2,9 @@ package check
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -172,10 +168,7 @@ func TestGitHistoryWithAMissingRevision(t *testing.T) {
 	tr.Branch("main", tr.Commit("v1 stored"))
 	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1", true, true, false}))
 	tr.Commit("remove v2alpha1")
-	blob := plumbing.ComputeHash(plumbing.BlobObject, first).String()
-	if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
-		t.Fatal(err)
-	}
+	tr.dropBlob(first)
 	res := tr.check(GitOptions{Base: "main"})
 	want := "warning version-removed v2alpha1: version v2alpha1 (not served, not stored in base) was removed: clusters that installed an older release may still list it in status.storedVersions, and the API server then refuses the update; check that no release stored it, or run crdguard in git mode, which reads the history\n"
 	if got := findingsOf(res.Findings); got != want {

@@ -3,13 +3,9 @@ package check
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // A sample the base schema already refused is the change's problem only where the change
@@ -56,10 +52,7 @@ func TestGitSampleUnreadable(t *testing.T) {
 	tr.Branch("main", tr.Commit("base"))
 	tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
 	tr.Commit("lower the maximum")
-	blob := plumbing.ComputeHash(plumbing.BlobObject, sample).String()
-	if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
-		t.Fatal(err)
-	}
+	tr.dropBlob(sample)
 	res := tr.check(GitOptions{Base: "main"})
 	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
 	want := []string{
@@ -122,10 +115,7 @@ func TestGitChangedBlobUnreadable(t *testing.T) {
 				tr.Write("deploy/gadgets.yaml", gadgets(new))
 			}
 			tr.Commit("lower the maximum")
-			blob := plumbing.ComputeHash(plumbing.BlobObject, gadgets(tc.missing)).String()
-			if err := os.Remove(filepath.Join(tr.Dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
-				t.Fatal(err)
-			}
+			tr.dropBlob(gadgets(tc.missing))
 			res := tr.check(GitOptions{Base: "main"})
 			assertFindings(t, res, tc.want)
 			// The readable side names what the file held; a deleted file's has nothing to name.

@@ -98,15 +98,9 @@ func checkValidations(n *node) {
 			unmatchedOld = append(unmatchedOld, j)
 		}
 	}
-	// Rules whose text changed in place pair up in order; the rest were added or removed. When
-	// rules were also added or removed, an old rule pairs with the new one most like it (a rule
-	// inserted before it is not its rewrite).
-	if len(unmatchedOld) != len(unmatchedNew) {
-		unmatchedOld, unmatchedNew = pairBySimilarity(n, o, w, unmatchedOld, unmatchedNew)
-	}
-	for len(unmatchedOld) > 0 && len(unmatchedNew) > 0 {
-		n.ruleChanged(o[unmatchedOld[0]], w[unmatchedNew[0]])
-		unmatchedOld, unmatchedNew = unmatchedOld[1:], unmatchedNew[1:]
+	pairs, unmatchedOld, unmatchedNew := pairRules(o, w, unmatchedOld, unmatchedNew)
+	for _, p := range pairs {
+		n.ruleChanged(o[p[0]], w[p[1]])
 	}
 	for _, i := range unmatchedNew {
 		n.ruleAdded(w[i])
@@ -116,34 +110,44 @@ func checkValidations(n *node) {
 	}
 }
 
-// pairBySimilarity reports, in old order, each unmatched old rule as changed into the unmatched
-// new rule that shares the most of its words (at least half of those the two use), and returns
-// the rules left (the caller pairs those in order, the rest being added or removed).
-func pairBySimilarity(n *node, o, w apiextv1.ValidationRules, oldIdx, newIdx []int) (leftOld, leftNew []int) {
-	taken := make([]bool, len(newIdx))
-	for _, i := range oldIdx {
-		best, bestScore := -1, 0.5
-		for k, j := range newIdx {
-			if score := similarity(o[i].Rule, w[j].Rule); !taken[k] && score >= bestScore {
-				best, bestScore = k, score
-				if score == 1 {
-					break
+// pairRules pairs the old rules whose text is gone with the new rules that replace them, as
+// (old, new) indexes; the rest were removed or added. Rules whose text changed in place pair up
+// in order. When rules were also added or removed, an old rule first pairs with the new one
+// that shares the most of its words (at least half of those the two use): a rule inserted
+// before it is not its rewrite. What is left pairs in order.
+func pairRules(o, w apiextv1.ValidationRules, oldIdx, newIdx []int) (pairs [][2]int, leftOld, leftNew []int) {
+	leftOld, leftNew = oldIdx, newIdx
+	if len(oldIdx) != len(newIdx) {
+		leftOld, leftNew = nil, nil
+		taken := make([]bool, len(newIdx))
+		for _, i := range oldIdx {
+			best, bestScore := -1, 0.5
+			for k, j := range newIdx {
+				if score := similarity(o[i].Rule, w[j].Rule); !taken[k] && score >= bestScore {
+					best, bestScore = k, score
+					if score == 1 {
+						break
+					}
 				}
 			}
+			if best < 0 {
+				leftOld = append(leftOld, i)
+				continue
+			}
+			taken[best] = true
+			pairs = append(pairs, [2]int{i, newIdx[best]})
 		}
-		if best < 0 {
-			leftOld = append(leftOld, i)
-			continue
+		for k, j := range newIdx {
+			if !taken[k] {
+				leftNew = append(leftNew, j)
+			}
 		}
-		taken[best] = true
-		n.ruleChanged(o[i], w[newIdx[best]])
 	}
-	for k, j := range newIdx {
-		if !taken[k] {
-			leftNew = append(leftNew, j)
-		}
+	for len(leftOld) > 0 && len(leftNew) > 0 {
+		pairs = append(pairs, [2]int{leftOld[0], leftNew[0]})
+		leftOld, leftNew = leftOld[1:], leftNew[1:]
 	}
-	return leftOld, leftNew
+	return pairs, leftOld, leftNew
 }
 
 // similarity is the share of the words (identifiers, literals) two rules use that both use.

@@ -30,16 +30,8 @@ func TestDeferredFindingsKeepWalkOrder(t *testing.T) {
 	changed = edit(changed, "              name:\n                type: string\n", "")
 	changed = edit(changed, "              config:\n                type: object\n", "              config:\n                type: object\n                x-kubernetes-validations:\n                - rule: self.level >= 0\n")
 	changed = edit(changed, "                  mode:\n                    type: string\n", "")
-	parse := func(name, doc string) *crd.CRD {
-		t.Helper()
-		cs, problems := crd.Parse(name, []byte(doc))
-		if len(cs) != 1 || len(problems) > 0 {
-			t.Fatalf("%s: %d CRDs, %v", name, len(cs), problems)
-		}
-		return cs[0]
-	}
 	var got []string
-	for _, f := range Compare(crd.Pair{Old: parse("old.yaml", old), New: parse("new.yaml", changed)}, Options{}) {
+	for _, f := range Compare(crd.Pair{Old: parseOne(t, "old.yaml", old), New: parseOne(t, "new.yaml", changed)}, Options{}) {
 		got = append(got, f.Rule+" "+f.Path)
 	}
 	want := []string{

@@ -24,16 +24,8 @@ func TestRulesAtOneNodeHaveTheirOwnKeys(t *testing.T) {
 	if withRules == string(data) {
 		t.Fatal("the fixture has no spec.labels object to add rules to")
 	}
-	parse := func(name, doc string) *crd.CRD {
-		t.Helper()
-		cs, problems := crd.Parse(name, []byte(doc))
-		if len(cs) != 1 || len(problems) > 0 {
-			t.Fatalf("%s: %d CRDs, %v", name, len(cs), problems)
-		}
-		return cs[0]
-	}
 	keys := map[string]int{}
-	for _, f := range Compare(crd.Pair{Old: parse("old.yaml", string(data)), New: parse("new.yaml", withRules)}, Options{}) {
+	for _, f := range Compare(crd.Pair{Old: parseOne(t, "old.yaml", string(data)), New: parseOne(t, "new.yaml", withRules)}, Options{}) {
 		if f.Path == ".spec.labels" {
 			keys[f.Key()]++
 		}
@@ -41,4 +33,14 @@ func TestRulesAtOneNodeHaveTheirOwnKeys(t *testing.T) {
 	if len(keys) != 2 {
 		t.Fatalf("%d distinct keys among the findings for two new rules, want 2: %v", len(keys), keys)
 	}
+}
+
+// parseOne parses a document that must hold exactly one CRD and no problem.
+func parseOne(t *testing.T, name, doc string) *crd.CRD {
+	t.Helper()
+	cs, problems := crd.Parse(name, []byte(doc))
+	if len(cs) != 1 || len(problems) > 0 {
+		t.Fatalf("%s: %d CRDs, %v", name, len(cs), problems)
+	}
+	return cs[0]
 }
