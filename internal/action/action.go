@@ -302,7 +302,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	if len(in.paths) > 0 {
 		cfg.Paths = in.paths
 	}
-	filter := source.Filter{Paths: cfg.Paths, Exclude: cfg.Exclude}
+	filter := cfg.Filter()
 	if err := filter.Validate(); err != nil {
 		return 0, fmt.Errorf("paths: %w", err)
 	}

@@ -166,6 +166,9 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	for _, g := range unmatched {
 		res.Notices = append(res.Notices, source.UnmatchedNotice(g, "head"))
 	}
+	if len(main.LeftOut) > 0 {
+		res.Notices = append(res.Notices, source.LeftOutNotice(main.LeftOut))
+	}
 	diffs := map[string]*source.Diff{"": main.Diff}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {

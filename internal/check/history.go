@@ -23,7 +23,7 @@ func readHistory(repo *source.Repo, at *object.Commit, cmp *source.Comparison, o
 	// same CRD (Maven's src/test/resources, say) was written, and kept, for other reasons.
 	olds := slices.Clone(cmp.Old.CRDs)
 	slices.SortStableFunc(olds, func(a, b *crd.CRD) int {
-		return cmpBool(source.InTestFolder(cmp.Old.Rel(a.File)), source.InTestFolder(cmp.Old.Rel(b.File)))
+		return cmpBool(!cmp.Old.Facts(a.File).Ships(), !cmp.Old.Facts(b.File).Ships())
 	})
 	for _, old := range olds {
 		if read[old.Name] || !needsHistory(old, cmp.New.CRDs, opts.StoredVersions[old.Name]) {

@@ -26,7 +26,7 @@ func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
 		// Samples are checked against the definition the repository ships, not a draft of
 		// the same CRD in a docs, design or test folder.
 		k := key{p.New.Object.Spec.Group, p.New.Object.Spec.Names.Kind}
-		if had, ok := changed[k]; !ok || draft(new.Rel(had.New.File)) && !draft(new.Rel(p.New.File)) {
+		if had, ok := changed[k]; !ok || draft(new, had.New.File) && !draft(new, p.New.File) {
 			changed[k] = p
 		}
 	}
@@ -36,7 +36,7 @@ func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
 	// user's own choice.
 	found := new.Root != "" || new.Changed != nil
 	for _, o := range new.Objects {
-		if found && source.InTestFolder(new.Rel(o.File)) {
+		if found && !new.Facts(o.File).Ships() {
 			skippedTests++ // fixtures of test suites (e2e, kuttl, chainsaw) are not samples
 			continue
 		}
@@ -186,7 +186,7 @@ func schemaErrors(errs field.ErrorList) field.ErrorList {
 // test fixtures.
 var draftFolders = map[string]bool{"docs": true, "doc": true, "design": true, "proposals": true, "site": true}
 
-// draft reports whether a CRD's path is a draft's rather than the shipped definition's.
-func draft(rel string) bool {
-	return source.InTestFolder(rel) || source.InFolder(rel, draftFolders)
+// draft reports whether a CRD's file is a draft's rather than the shipped definition's.
+func draft(t *source.Tree, file string) bool {
+	return !t.Facts(file).Ships() || source.InFolder(t.Rel(file), draftFolders)
 }

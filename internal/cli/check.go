@@ -56,7 +56,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	filter := source.Filter{Paths: cfg.Paths, Exclude: cfg.Exclude}
+	filter := cfg.Filter()
 	if err := filter.Validate(); err != nil {
 		return c.fail(fmt.Errorf("config: %w", err))
 	}

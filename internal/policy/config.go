@@ -53,6 +53,8 @@ type Config struct {
 	// the API server crdguard links.
 	KubernetesVersion string `yaml:"kubernetesVersion"`
 
+	// skipTests says exclude is the default, which leaves test and fixture folders out.
+	skipTests       bool
 	severities      map[string]severityOverride
 	kubernetesMinor uint
 	lines           map[string]int // line of each key and list item, for errors
@@ -77,9 +79,17 @@ type severityOverride struct {
 	severity finding.Severity
 }
 
-// DefaultExclude keeps test fixtures out, by Go's convention: testdata folders hold CRDs that
-// are inputs of tests, not what the project ships.
-var DefaultExclude = []string{"**/testdata/**", "**/vendor/**"}
+// DefaultExclude keeps vendored dependencies out. Test and fixture folders (testdata, test,
+// e2e, fixtures, …: source.Facts.Test) are left out by default too, by what source knows of
+// each file rather than by a glob, so that a paths glob naming such a folder brings it back
+// (Config.Filter).
+var DefaultExclude = []string{"**/vendor/**"}
+
+// Filter is what the configuration reads: paths and exclude, and, while exclude is the default,
+// no test or fixture folder that no paths glob names.
+func (c *Config) Filter() source.Filter {
+	return source.Filter{Paths: c.Paths, Exclude: c.Exclude, SkipTests: c.skipTests}
+}
 
 // Default is the configuration used when there is no file.
 func Default() *Config {
@@ -195,6 +205,7 @@ func (c *Config) validate() error {
 	}
 	if _, set := c.lines["exclude"]; !set && c.Exclude == nil {
 		c.Exclude = append([]string{}, DefaultExclude...)
+		c.skipTests = true
 	}
 	for key, globs := range map[string][]string{"paths": c.Paths, "exclude": c.Exclude, "samples": c.Samples} {
 		for i, g := range globs {

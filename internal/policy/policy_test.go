@@ -180,23 +180,24 @@ ignore: [{crd: widgets.example.com, path: .spec.legacy, rule: field-removed, rea
 	}
 }
 
-// exclude defaults to Go's testdata convention; setting it, even to nothing, replaces the default.
+// exclude defaults to vendor/** and to leaving test folders out; setting it, even to nothing,
+// replaces the default and brings test folders back.
 func TestExcludeDefault(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
-		{"", "[**/testdata/** **/vendor/**]"},
-		{"paths: [config/crd/**]\n", "[**/testdata/** **/vendor/**]"},
-		{"exclude: []\n", "[]"},
-		{"exclude: [vendor/**]\n", "[vendor/**]"},
+		{"", "{[] [**/vendor/**] true}"},
+		{"paths: [config/crd/**]\n", "{[config/crd/**] [**/vendor/**] true}"},
+		{"exclude: []\n", "{[] [] false}"},
+		{"exclude: [vendor/**]\n", "{[] [vendor/**] false}"},
 	} {
 		c, err := Parse([]byte(tc.config))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fmt.Sprint(c.Exclude); got != tc.want {
-			t.Errorf("%q: exclude %s, want %s", tc.config, got, tc.want)
+		if got := fmt.Sprint(c.Filter()); got != tc.want {
+			t.Errorf("%q: filter %s, want %s", tc.config, got, tc.want)
 		}
 	}
-	if got := fmt.Sprint(Default().Exclude); got != "[**/testdata/** **/vendor/**]" {
-		t.Errorf("Default: exclude %s", got)
+	if got := fmt.Sprint(Default().Filter()); got != "{[] [**/vendor/**] true}" {
+		t.Errorf("Default: filter %s", got)
 	}
 }

@@ -3,6 +3,7 @@ package source
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -11,6 +12,10 @@ import (
 type Filter struct {
 	Paths   []string
 	Exclude []string
+	// SkipTests leaves out the files in test and fixture folders (Facts.Test) that no Paths
+	// glob names: the default configuration's exclusion, which an exclude list of one's own
+	// replaces (policy.Config.Filter).
+	SkipTests bool
 }
 
 // Validate reports the first malformed glob.
@@ -41,15 +46,41 @@ func (f Filter) Allows(name string) bool {
 			return false
 		}
 	}
+	test := ""
+	if f.SkipTests {
+		test = PathFacts(name).Test
+	}
 	if len(f.Paths) == 0 {
-		return true
+		return test == ""
 	}
 	for _, p := range f.Paths {
-		if Match(p, name) {
+		if Match(p, name) && (test == "" || namesTestFolder(p, name)) {
 			return true
 		}
 	}
 	return false
+}
+
+// LeavesOutTest reports whether the filter leaves a manifest out only because it lies in a
+// test or fixture folder: a paths glob that names the folder, or an exclude list of one's own,
+// would read it.
+func (f Filter) LeavesOutTest(name string) bool {
+	if !f.SkipTests || PathFacts(name).Test == "" || f.Allows(name) {
+		return false
+	}
+	all := f
+	all.SkipTests = false
+	return all.Allows(name)
+}
+
+// namesTestFolder reports whether a glob spells out a test or fixture folder of the file's path
+// ("test/e2e/**" and "**/fixtures/**" do; "**/crds/**" and "**" do not), so that a paths entry
+// brings test inputs back exactly where it is written to.
+func namesTestFolder(glob, name string) bool {
+	dirs := strings.Split(path.Dir(name), "/")
+	return slices.ContainsFunc(strings.Split(strings.Trim(glob, "/"), "/"), func(seg string) bool {
+		return isTestFolder(seg) && slices.Contains(dirs, seg)
+	})
 }
 
 // Match reports whether name matches a glob where * and ? stay within a folder and ** spans any

@@ -356,6 +356,9 @@ func short(c *object.Commit) string { return c.Hash.String()[:12] }
 type Comparison struct {
 	Old, New *Tree
 	Diff     *Diff
+	// LeftOut are the changed files with CRDs that the filter left out only because they lie
+	// in test or fixture folders (Filter.LeavesOutTest), sorted: what the notice counts.
+	LeftOut []string
 }
 
 // Compare reads the CRDs that a change between two commits can affect. Only files the diff
@@ -389,9 +392,12 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	}
 	changed := map[string]bool{}
 	var all []changedFile
+	leftOut := map[string]bool{}
 	for _, ch := range changes {
 		from, to := ch.From.Name, ch.To.Name
 		changed[from], changed[to] = true, true
+		r.leftOut(leftOut, f, from, ch.From.TreeEntry)
+		r.leftOut(leftOut, f, to, ch.To.TreeEntry)
 		var c changedFile
 		if from != "" && diffed(from) {
 			c.from = from
@@ -423,6 +429,10 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	}
 	delete(changed, "")
 	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{read: r.reader(newTree, working)}}
+	for name := range leftOut {
+		cmp.LeftOut = append(cmp.LeftOut, name)
+	}
+	sort.Strings(cmp.LeftOut)
 	files, complete := pairRenames(deleted, added)
 	if !complete {
 		cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%d deleted and %d added manifests: more than git's rename limit (%d), so only identical files were paired as moved, as git and GitHub do", len(deleted), len(added), RenameLimit))
@@ -448,6 +458,17 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	cmp.Old.ApplyPatches(r.reader(oldTree, nil))
 	cmp.New.ApplyPatches(r.reader(newTree, working))
 	return cmp, nil
+}
+
+// leftOut adds a changed file to out when the filter leaves it out for lying in a test folder
+// and it holds a CRD: a fixture folder full of kuttl steps is not worth a notice.
+func (r *Repo) leftOut(out map[string]bool, f Filter, name string, e object.TreeEntry) {
+	if name == "" || out[name] || !f.LeavesOutTest(name) {
+		return
+	}
+	if data, err := r.readBlob(name, e); err == nil && crd.MentionsCRD(data[:min(len(data), MaxFileSize)]) {
+		out[name] = true
+	}
 }
 
 // reader reads files of a commit's tree by path, the working tree's changes (nil: deleted) laid

@@ -62,7 +62,7 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 			return nil
 		}
 		objs := crd.ParseObjects(name, data)
-		if InTestFolder(name) {
+		if !PathFacts(name).Ships() {
 			// Fixtures of test suites are counted, never validated as samples: their content
 			// is not kept (a repository's test folders can hold thousands of objects).
 			for i, o := range objs {

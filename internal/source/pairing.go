@@ -1,7 +1,6 @@
 package source
 
 import (
-	"path"
 	"reflect"
 	"slices"
 	"sort"
@@ -62,8 +61,8 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 		// one left to replace is new there (a second bundle, a historical release file), not a
 		// change to the definition it copies.
 		for _, c := range unpaired {
-			test := InTestFolder(new.rel(c.File))
-			i := indexOf(o, usedOld, func(b *crd.CRD) bool { return InTestFolder(old.rel(b.File)) == test })
+			ships := new.Facts(c.File).Ships()
+			i := indexOf(o, usedOld, func(b *crd.CRD) bool { return old.Facts(b.File).Ships() == ships })
 			if i < 0 {
 				// A second definition in the same file (a duplicate-crd) may be the one applied
 				// last: it is compared with the file's old definition.
@@ -79,25 +78,13 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 			pairs = append(pairs, crd.Pair{Old: o[i], New: c})
 		}
 		// When only test fixtures are left of a shipped CRD, the CRD was removed.
-		if !slices.ContainsFunc(w, func(c *crd.CRD) bool { return !InTestFolder(new.rel(c.File)) }) {
-			if i := indexOf(o, usedOld, func(b *crd.CRD) bool { return !InTestFolder(old.rel(b.File)) }); i >= 0 {
+		if !slices.ContainsFunc(w, func(c *crd.CRD) bool { return new.Facts(c.File).Ships() }) {
+			if i := indexOf(o, usedOld, func(b *crd.CRD) bool { return old.Facts(b.File).Ships() }); i >= 0 {
 				pairs = append(pairs, crd.Pair{Old: o[i]})
 			}
 		}
 	}
 	return pairs, duplicates(new)
-}
-
-// testFolders are the folder names that hold test fixtures and suites (Go's testdata, e2e
-// suites, kuttl and chainsaw tests) rather than what a project ships.
-var testFolders = map[string]bool{"test": true, "tests": true, "testdata": true, "e2e": true, "kuttl": true, "chainsaw": true}
-
-// InTestFolder reports whether a path lies in a folder of test fixtures.
-func InTestFolder(rel string) bool { return InFolder(rel, testFolders) }
-
-// InFolder reports whether a path lies in a folder with one of the names.
-func InFolder(rel string, names map[string]bool) bool {
-	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return names[d] })
 }
 
 // byName groups a tree's definitions by name, each group in path order.

@@ -50,6 +50,9 @@ type Tree struct {
 	// by their path under it.
 	Root string
 
+	// facts are what source knows of each file it read (Facts), by file.
+	facts map[string]Facts
+
 	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
 	// resource: two different definitions of one name there are duplicates, as in one file.
 	kustomizedBy map[string]string
@@ -184,11 +187,17 @@ func (t *Tree) merge(p *Tree) {
 	t.Skipped = append(t.Skipped, p.Skipped...)
 	t.Unread = append(t.Unread, p.Unread...)
 	t.Objects = append(t.Objects, p.Objects...)
+	for name, f := range p.facts {
+		if t.facts == nil {
+			t.facts = map[string]Facts{}
+		}
+		t.facts[name] = f
+	}
 }
 
 // parseFile reads one file into a new partial tree; it touches nothing shared.
 func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
-	p := &Tree{}
+	p := &Tree{facts: map[string]Facts{name: PathFacts(t.rel(name))}}
 	switch {
 	case len(data) > MaxFileSize:
 		if explicit || crd.MentionsCRD(data[:min(len(data), 1<<20)]) {

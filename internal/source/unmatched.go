@@ -39,7 +39,8 @@ func (r *Repo) UnmatchedPaths(c *object.Commit, f Filter, working map[string][]b
 func (f Filter) Unmatched(names []string) []string {
 	var out []string
 	for _, p := range f.Paths {
-		one := Filter{Paths: []string{p}, Exclude: f.Exclude}
+		one := f
+		one.Paths = []string{p}
 		found := false
 		for _, n := range names {
 			if one.Allows(n) {

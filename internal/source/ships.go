@@ -1,0 +1,110 @@
+package source
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Facts is what one file is to the people who install the project: whether it ships or is an
+// input of the project's own tests, and how. Source records it on each file it reads
+// (Tree.Facts), so that rules, samples and reports read the same answer instead of judging
+// paths again.
+type Facts struct {
+	// Test is the folder, from the root down to the first test or fixture folder
+	// ("test", "pkg/gateway/fixtures", "hack/cel-tests"), of a file that is an input of the
+	// project's tests rather than what it ships; "" for any other file.
+	Test string
+	// Negative is the folder of a file whose objects are written to be refused
+	// ("hack/invalid-examples"): never samples; "" for any other file.
+	Negative string
+}
+
+// Ships reports whether the file is part of what the project ships: not a test input.
+func (f Facts) Ships() bool { return f.Test == "" }
+
+// testFolders are the folder names that hold test inputs rather than what a project ships,
+// chosen from what operator repositories do: Go's testdata, test and tests suites
+// (kubebuilder's test/e2e), e2e, fixtures (Gateway API bundles under integration/fixtures and
+// pkg/**/fixtures), __fixtures__ (Jest snapshots), kuttl and chainsaw suites.
+var testFolders = map[string]bool{
+	"test": true, "tests": true, "testdata": true, "test-data": true, "test_data": true,
+	"e2e": true, "fixtures": true, "__fixtures__": true, "kuttl": true, "chainsaw": true,
+}
+
+// testSuffixes mark a folder of test inputs by its name's end: hack/cel-tests,
+// hack/validation_tests, e2e-fixtures style names.
+var testSuffixes = []string{"-tests", "_tests", "-fixtures", "_fixtures"}
+
+// negativeFolders hold objects written to be refused (Gateway API's hack/invalid-examples,
+// CEL test inputs): they are test inputs of the validation, never samples to keep valid.
+var negativeFolders = map[string]bool{
+	"invalid": true, "invalid-examples": true, "invalid_examples": true, "negative": true,
+	"negative-examples": true, "negative_examples": true, "bad-examples": true,
+}
+
+// PathFacts is what a path alone says about a file (slash-separated, relative to the
+// repository or folder root). Only folder names count: config/crd/bases/fixtures.yaml ships.
+func PathFacts(rel string) Facts {
+	var f Facts
+	dirs := strings.Split(path.Dir(rel), "/")
+	for i, d := range dirs {
+		if f.Test == "" && isTestFolder(d) {
+			f.Test = strings.Join(dirs[:i+1], "/")
+		}
+		if f.Negative == "" && (negativeFolders[d] || hasSuffix(d, "-tests", "_tests")) {
+			f.Negative = strings.Join(dirs[:i+1], "/")
+		}
+	}
+	return f
+}
+
+func isTestFolder(d string) bool { return testFolders[d] || hasSuffix(d, testSuffixes...) }
+
+// hasSuffix reports whether a name is longer than one of the suffixes and ends in it.
+func hasSuffix(d string, suffixes ...string) bool {
+	return slices.ContainsFunc(suffixes, func(s string) bool { return len(d) > len(s) && strings.HasSuffix(d, s) })
+}
+
+// Facts returns what the tree recorded about one of its files when it read it; for a file it
+// did not read itself (an unchanged copy added beside a git comparison), what its path says.
+func (t *Tree) Facts(file string) Facts {
+	if f, ok := t.facts[file]; ok {
+		return f
+	}
+	return PathFacts(t.rel(file))
+}
+
+// InFolder reports whether a path lies in a folder with one of the names.
+func InFolder(rel string, names map[string]bool) bool {
+	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return names[d] })
+}
+
+// LeftOutNotice says how many changed files with CRDs the default configuration left out for
+// lying in test and fixture folders, and in which folders (a few named, the rest counted).
+func LeftOutNotice(files []string) string {
+	count := map[string]int{}
+	var folders []string
+	for _, f := range files {
+		d := PathFacts(f).Test
+		if count[d] == 0 {
+			folders = append(folders, d)
+		}
+		count[d]++
+	}
+	slices.Sort(folders)
+	const shown = 5
+	var where []string
+	for _, d := range folders[:min(len(folders), shown)] {
+		where = append(where, fmt.Sprintf("%s/: %d", d, count[d]))
+	}
+	if len(folders) > shown {
+		where = append(where, fmt.Sprintf("%d more folders", len(folders)-shown))
+	}
+	what := "changed files with CRDs"
+	if len(files) == 1 {
+		what = "changed file with CRDs"
+	}
+	return fmt.Sprintf("%d %s in test and fixture folders not compared (%s): they are inputs of tests, not what the project ships; a paths glob that names the folder, or an exclude list of your own, compares them", len(files), what, strings.Join(where, ", "))
+}
