@@ -22,7 +22,6 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/github"
 	"github.com/crdguard/crdguard/internal/policy"
@@ -268,20 +267,6 @@ func (r *run) checkSHA() string {
 
 var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// labels are the pull request's current labels: a re-run replays the original event, so a label
-// added since is only known to the API. The event's labels serve when the API cannot answer.
-func (r *run) labels(ctx context.Context) []string {
-	if r.target.pr == 0 || r.pub == nil {
-		return r.target.labels
-	}
-	ls, err := r.pub.API.ListLabels(ctx, r.target.pr)
-	if err != nil {
-		r.logf("could not read the pull request's current labels (%v); using the event's", err)
-		return r.target.labels
-	}
-	return ls
-}
-
 // abort reports an error that stopped the run, in the log and in the check run.
 func (r *run) abort(ctx context.Context, err error) {
 	r.gha.Errorf("crdguard could not run: %s", err)
@@ -339,20 +324,24 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, n := range res.Notices {
+	out := cfg.Apply(res.Findings)
+	notices := append(res.Notices, out.Notices...)
+	for _, n := range notices {
 		r.gha.Noticef("%s", n)
 	}
-	out := cfg.Apply(res.Findings)
-	findings := out.Findings
-	change.Assign(findings)
-	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices,
-		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}, Acknowledged: out.Acknowledged}
+	dec := policy.Decide(out.Findings, in.failOn, r.acknowledgements(ctx, cfg))
+	for _, n := range dec.Notes {
+		r.logf("%s", n)
+	}
+	findings := dec.Findings
+	acks := append(append([]policy.Acknowledged{}, out.Acknowledged...), dec.Acknowledged...)
+	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: notices,
+		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}, Acknowledged: acks}
 
-	fails := in.failOn.Fails(findings)
-	acknowledged := fails && slices.Contains(r.labels(ctx), cfg.AcknowledgeLabel)
+	fails, acknowledged := dec.Fails, dec.ByLabel
 	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel}
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
-	summary := github.Summary(rep, headline)
+	summary := github.Summary(rep, headline+acknowledgedList(acks))
 
 	// A refused check run does not stop the review: a personal token may post reviews but not
 	// check runs. A fork's read-only token is refused both, once each.

@@ -14,10 +14,14 @@ import (
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
-// Assign sets each finding's Change to the ID of the change it belongs to.
+// Assign sets each finding's Change to the ID of the change it belongs to, unless it has one:
+// the policy gives IDs before warn mode lowers severities, so that an ID an ignore entry names
+// is the same in every mode.
 func Assign(fs []finding.Finding) {
 	for i := range fs {
-		fs[i].Change = ID(&fs[i])
+		if fs[i].Change == "" {
+			fs[i].Change = ID(&fs[i])
+		}
 	}
 }
 

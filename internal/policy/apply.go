@@ -1,6 +1,10 @@
 package policy
 
 import (
+	"fmt"
+	"time"
+
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
@@ -17,12 +21,19 @@ type Outcome struct {
 	Acknowledged []Acknowledged
 	// Off counts findings of rules set to off.
 	Off int
+	// Notices say which ignore entries expired and which name a change that is not there.
+	Notices []string
 }
 
 // Apply runs the policy steps in order: fail mode, ratcheting, per-rule severities (off drops),
-// ignores, then warn mode. The input is not modified.
+// the stability cap, then each finding gets its change's ID (change.ID, before warn mode so
+// that the ID an ignore entry names does not depend on the mode), ignores, then warn mode. The
+// input is not modified.
 func (c *Config) Apply(in []finding.Finding) Outcome {
 	out := Outcome{Findings: make([]finding.Finding, 0, len(in))}
+	today := c.today()
+	used := make([]bool, len(c.Ignore))
+	lapsed := make([]bool, len(c.Ignore))
 	for _, f := range in {
 		if f.Rule == "unknown-change" && c.FailMode == "open" && f.Severity == finding.Error {
 			f.Severity = finding.Warning
@@ -38,9 +49,12 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 			}
 			f.Severity = o.severity
 		}
-		if ig := c.ignored(&f); ig != nil {
+		c.capStability(&f)
+		f.Change = change.ID(&f)
+		if i := c.ignored(&f, today, lapsed); i >= 0 {
+			used[i] = true
 			out.Ignored++
-			out.Acknowledged = append(out.Acknowledged, Acknowledged{Finding: f, Reason: ig.Reason})
+			out.Acknowledged = append(out.Acknowledged, Acknowledged{Finding: f, Reason: c.Ignore[i].Reason, By: c.entryName(i)})
 			continue
 		}
 		if c.Mode == "warn" && f.Severity == finding.Error {
@@ -48,23 +62,42 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 		}
 		out.Findings = append(out.Findings, f)
 	}
+	for i, ig := range c.Ignore {
+		switch {
+		case lapsed[i]:
+			out.Notices = append(out.Notices, fmt.Sprintf("%s expired on %s: the findings it acknowledged (%q) count again; renew it with a later expires, or fix them", c.entryName(i), ig.Expires, ig.Reason))
+		case ig.Change != "" && !used[i] && c.expired(i, today):
+			out.Notices = append(out.Notices, fmt.Sprintf("%s expired on %s and matches no finding any more: remove it", c.entryName(i), ig.Expires))
+		case ig.Change != "" && !used[i]:
+			out.Notices = append(out.Notices, fmt.Sprintf("%s matches no finding: no change has that ID (fixed, or changed since the ID was copied); remove the entry or copy the current ID from the report", c.entryName(i)))
+		}
+	}
 	return out
 }
 
-// Acknowledged is a finding an ignore entry dropped, with the entry's reason.
+// Acknowledged is a finding an ignore entry (or a reply on the pull request) dropped, with the
+// reason given and who gave it.
 type Acknowledged struct {
 	Finding finding.Finding
 	Reason  string
+	// By names the acknowledgement: an ignore entry ("ignore[0] (line 12)") or a reply
+	// ("@alice (MEMBER) on #42").
+	By string
 }
 
-// ignored returns the first ignore entry that matches f, or nil.
-func (c *Config) ignored(f *finding.Finding) *Ignore {
+// ignored returns the index of the first ignore entry in force that matches f, or -1; entries
+// that would match but expired are marked in lapsed.
+func (c *Config) ignored(f *finding.Finding, today time.Time, lapsed []bool) int {
 	for i, ig := range c.Ignore {
-		if match(ig.CRD, f.CRD) && match(ig.Version, f.Version) && match(ig.Path, f.Path) && match(ig.Rule, f.Rule) {
-			return &c.Ignore[i]
+		if match(ig.CRD, f.CRD) && match(ig.Version, f.Version) && match(ig.Path, f.Path) && match(ig.Rule, f.Rule) && match(ig.Change, f.Change) {
+			if c.expired(i, today) {
+				lapsed[i] = true
+				continue
+			}
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 func match(pattern, value string) bool { return pattern == "" || pattern == value }

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -48,6 +49,10 @@ type Config struct {
 	AcknowledgeLabel string `yaml:"acknowledgeLabel"`
 	// Ignore drops matching findings; every entry needs a reason.
 	Ignore []Ignore `yaml:"ignore"`
+	// Stability caps the severity of breaking changes by the stability of the version they are
+	// in (alpha, beta, stable by Kubernetes' version names): {alpha: warning} lets alpha
+	// versions change as Kubernetes' deprecation policy allows. Unset: no cap.
+	Stability map[string]string `yaml:"stability"`
 	// KubernetesVersion is the oldest Kubernetes (1.N) the CRDs must install on: new and
 	// changed CEL rules are compiled with that version's CEL libraries. Empty: the libraries of
 	// the API server crdguard links.
@@ -56,6 +61,9 @@ type Config struct {
 	// skipTests says exclude is the default, which leaves test and fixture folders out.
 	skipTests       bool
 	severities      map[string]severityOverride
+	ceilings        map[string]finding.Severity // stability → severity cap
+	expires         []time.Time                 // per ignore entry; zero: never
+	now             func() time.Time
 	kubernetesMinor uint
 	lines           map[string]int // line of each key and list item, for errors
 }
@@ -71,6 +79,11 @@ type Ignore struct {
 	Version string `yaml:"version"`
 	Path    string `yaml:"path"`
 	Rule    string `yaml:"rule"`
+	// Change is a change's stable ID (the JSON report's "change"): the entry acknowledges
+	// that one change.
+	Change string `yaml:"change"`
+	// Expires (YYYY-MM-DD) is the last day the entry holds; after it the findings count again.
+	Expires string `yaml:"expires"`
 	Reason  string `yaml:"reason"`
 }
 
@@ -199,9 +212,12 @@ func (c *Config) validate() error {
 		if strings.TrimSpace(ig.Reason) == "" {
 			return c.atLine(fmt.Sprintf("ignore[%d]", i), fmt.Errorf("ignore[%d]: a reason is required", i))
 		}
-		if ig == (Ignore{Reason: ig.Reason}) {
-			return c.atLine(fmt.Sprintf("ignore[%d]", i), fmt.Errorf("ignore[%d]: matches every finding; name a crd, version, path or rule", i))
+		if err := c.validIgnore(i, ig); err != nil {
+			return err
 		}
+	}
+	if err := c.validStability(); err != nil {
+		return err
 	}
 	if _, set := c.lines["exclude"]; !set && c.Exclude == nil {
 		c.Exclude = append([]string{}, DefaultExclude...)

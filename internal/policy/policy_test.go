@@ -16,7 +16,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown key", "mode: error\nfailmode: open\n", `line 2: unknown key failmode (did you mean failMode?)`},
 		{"misspelt key", "exclud: [x]\n", `line 1: unknown key exclud (did you mean exclude?)`},
-		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, exclude, failMode, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples)`},
+		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, exclude, failMode, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples, stability)`},
 		{"paths not a list", "mode: warn\npaths: config/crd/**\n", `line 2: paths must be a list of globs, e.g. paths: ["config/crd/**"]`},
 		{"baselines not a list", "baselines: v1.4.0\n", `line 1: baselines must be a list of refs, e.g. baselines: [v1.4.0]`},
 		{"list item not a value", "paths:\n  - config\n  - {a: b}\n", `line 3: paths[1] must be a single value, not a list or mapping`},
@@ -30,7 +30,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad failMode", "failMode: ajar\n", `line 1: failMode: "ajar" is not allowed (allowed: closed, open)`},
 		{"ignore without reason", "ignore:\n  - {rule: field-removed}\n", `line 2: ignore[0]: a reason is required`},
 		{"ignore unknown rule", "ignore:\n  - {rule: nope, reason: x}\n", `line 2: ignore[0]: unknown rule ID "nope"`},
-		{"ignore everything", "ignore:\n  - {reason: because}\n", `line 2: ignore[0]: matches every finding; name a crd, version, path or rule`},
+		{"ignore everything", "ignore:\n  - {reason: because}\n", `line 2: ignore[0]: matches every finding; name a crd, version, path, rule or change`},
 		{"unknown ignore key", "ignore:\n  - {rul: field-removed, reason: x}\n", `line 2: unknown key rul (did you mean rule?)`},
 		{"not yaml", "mode: [\n", `line 1: did not find expected node content`},
 		{"kubernetesVersion not a minor", "kubernetesVersion: latest\n", `line 1: kubernetesVersion: "latest" is not a Kubernetes minor version such as "1.30"`},

@@ -29,17 +29,21 @@ const (
 	list
 	mapping
 	listOfMappings
+	stabilityMap
 )
 
 // topKeys are the keys of .crdguard.yaml (DESIGN §4) and what each holds.
 var topKeys = map[string]shape{
 	"mode": text, "failMode": text, "ratcheting": boolean, "rules": mapping, "paths": list,
 	"exclude": list, "samples": list, "baselines": list, "acknowledgeLabel": text, "ignore": listOfMappings,
-	"kubernetesVersion": text,
+	"kubernetesVersion": text, "stability": stabilityMap,
 }
 
 // ignoreKeys are the keys of one ignore entry.
-var ignoreKeys = map[string]shape{"crd": text, "version": text, "path": text, "rule": text, "reason": text}
+var ignoreKeys = map[string]shape{"crd": text, "version": text, "path": text, "rule": text, "change": text, "expires": text, "reason": text}
+
+// stabilityKeys are the keys of stability: the stabilities of Kubernetes version names.
+var stabilityKeys = map[string]shape{"alpha": text, "beta": text, "stable": text}
 
 // listExamples say what a list holds and show one, for "must be a list" errors.
 var listExamples = map[string]string{
@@ -47,7 +51,7 @@ var listExamples = map[string]string{
 	"exclude":   `globs, e.g. exclude: ["**/testdata/**"]`,
 	"samples":   `globs, e.g. samples: ["config/samples/**"]`,
 	"baselines": `refs, e.g. baselines: [v1.4.0]`,
-	"ignore":    "entries, each with crd, version, path, rule and a reason",
+	"ignore":    "entries, each with crd, version, path, rule or change, and a reason",
 }
 
 // checkShape walks the parsed document and reports, at its line and in the configuration's
@@ -118,6 +122,14 @@ func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) err
 				return &LineError{val.Line, name + "." + k.Value + " must be a severity (error, warning, info or off)"}
 			}
 		}
+	case stabilityMap:
+		if isNull {
+			return nil
+		}
+		if v.Kind != yaml.MappingNode {
+			return &LineError{v.Line, name + " must be a mapping of stabilities to severities, e.g. stability: {alpha: warning}"}
+		}
+		return checkMapping(v, stabilityKeys, name+".", lines)
 	case list, listOfMappings:
 		if isNull {
 			return nil
@@ -133,7 +145,7 @@ func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) err
 			}
 			if want == listOfMappings {
 				if item.Kind != yaml.MappingNode {
-					return &LineError{item.Line, key + " must be a mapping with crd, version, path, rule and reason"}
+					return &LineError{item.Line, key + " must be a mapping with crd, version, path, rule, change, expires and reason"}
 				}
 				if err := checkMapping(item, ignoreKeys, key+".", lines); err != nil {
 					return err

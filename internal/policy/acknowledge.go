@@ -1,0 +1,173 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/crdguard/crdguard/internal/finding"
+)
+
+// Runs crdguard decides acknowledgements for: the event's kind, which says whose
+// acknowledgements apply and how the verdict's hint reads.
+const (
+	// PullRequestRun is a run on a pull request (pull_request, pull_request_target, or a
+	// workflow_run posting for one): its label and replies apply.
+	PullRequestRun = "pull_request"
+	// MergeGroupRun is a merge queue's run: the acknowledgements of the pull requests in the group.
+	MergeGroupRun = "merge_group"
+	// PushRun is a push: the acknowledgements of the pull request the pushed commit came from.
+	PushRun = "push"
+)
+
+// Context is what a run read from GitHub about the pull requests it carries; the action fills
+// it in and Decide alone judges it, so that a pull request, its merge queue run and the push of
+// its merge come to the same verdict.
+type Context struct {
+	// Run is PullRequestRun, MergeGroupRun, PushRun or "" (no pull request: two releases, a
+	// local run).
+	Run string
+	// PullRequests are the pull requests the run carries: one for a pull request or the push of
+	// a merged one, those in the group for a merge queue, none for a direct push.
+	PullRequests []PullRequest
+	// Label is the acknowledgement label (acknowledgeLabel).
+	Label string
+}
+
+// PullRequest is one pull request's acknowledgements as GitHub has them now.
+type PullRequest struct {
+	Number int
+	// Labels are its current labels.
+	Labels []string
+	// Replies are the replies to crdguard's inline comments on it.
+	Replies []Reply
+}
+
+// Reply is a reply to a review comment of crdguard, as GitHub lists it.
+type Reply struct {
+	// ID is the reply's comment ID; To the comment it answers.
+	ID, To int64
+	// Change is the change ID of the comment it answers; "" when that comment is not
+	// crdguard's (or carries no change).
+	Change string
+	Author string
+	// Association is GitHub's author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, …
+	Association string
+	// Bot says the author is a bot account; Edited that the reply was edited after posting.
+	Bot, Edited bool
+	Body        string
+	// Answered says crdguard already replied to this reply (it answers a refused one once).
+	Answered bool
+}
+
+// Command starts the first line of a reply that acknowledges a change.
+const Command = "/crdguard acknowledge"
+
+// writeAccess are the author associations of people who may acknowledge: those who can push.
+var writeAccess = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+
+// Refusal is a reply that asked to acknowledge a change and may not: crdguard answers it once.
+type Refusal struct {
+	Reply Reply
+	// Why is the answer, for the reply crdguard posts.
+	Why string
+}
+
+// Decision is what counts after the acknowledgements.
+type Decision struct {
+	// Findings are those still counting; the ones replies acknowledged are in Acknowledged.
+	Findings []finding.Finding
+	// Acknowledged are the findings replies acknowledged, with who and why.
+	Acknowledged []Acknowledged
+	// Fails says what still counts reaches fail-on.
+	Fails bool
+	// ByLabel says the label acknowledges the whole run: a failing run passes, neutral.
+	ByLabel bool
+	// Refused are replies crdguard answers, once, with why they acknowledge nothing.
+	Refused []Refusal
+	// Notes say, for the log, which replies acknowledge nothing and why.
+	Notes []string
+}
+
+// Decide applies the pull requests' acknowledgements to the findings after the configuration
+// (Apply). A reply `/crdguard acknowledge <reason>` to crdguard's comment by an OWNER, MEMBER or
+// COLLABORATOR acknowledges that comment's change ID, and only it: a change pushed later has
+// another ID. The label acknowledges a run when its pull request carries it; a merge group's
+// or push's run when every pull request it carries does (a label covers its own pull request's
+// changes, and the run cannot tell which pull request brought which change), never a run with
+// no pull request.
+func Decide(fs []finding.Finding, failOn FailOn, ctx Context) Decision {
+	var d Decision
+	by := map[string]Acknowledged{} // change → the first acknowledgement
+	for _, pr := range ctx.PullRequests {
+		for _, r := range pr.Replies {
+			reason, ok := parseCommand(r.Body)
+			switch {
+			case !ok:
+				continue
+			case r.Bot:
+				d.Notes = append(d.Notes, fmt.Sprintf("reply %d on #%d is by a bot (%s): it acknowledges nothing", r.ID, pr.Number, r.Author))
+			case r.Edited:
+				d.Notes = append(d.Notes, fmt.Sprintf("reply %d on #%d by %s was edited after it was posted: it acknowledges nothing (post a new reply)", r.ID, pr.Number, r.Author))
+			case r.Change == "":
+				d.Notes = append(d.Notes, fmt.Sprintf("reply %d on #%d by %s answers a comment that is not crdguard's: it acknowledges nothing", r.ID, pr.Number, r.Author))
+			case reason == "":
+				d.Notes = append(d.Notes, fmt.Sprintf("reply %d on #%d by %s gives no reason: it acknowledges nothing (write %s <reason>)", r.ID, pr.Number, r.Author, Command))
+			case !slices.Contains(writeAccess, r.Association):
+				d.Notes = append(d.Notes, fmt.Sprintf("reply %d on #%d by %s (%s) acknowledges nothing: only owners, members and collaborators may", r.ID, pr.Number, r.Author, orNone(r.Association)))
+				if !r.Answered {
+					d.Refused = append(d.Refused, Refusal{Reply: r, Why: fmt.Sprintf(
+						"This reply acknowledges nothing: only people with write access to the repository (owners, members, collaborators) may acknowledge a change, and GitHub lists its author as %s. Ask a maintainer to reply `%s <reason>`.",
+						orNone(r.Association), Command)})
+				}
+			default:
+				if _, seen := by[r.Change]; !seen {
+					by[r.Change] = Acknowledged{Reason: reason, By: fmt.Sprintf("@%s (%s) on #%d", r.Author, r.Association, pr.Number)}
+				}
+			}
+		}
+	}
+	for _, f := range fs {
+		if a, ok := by[f.Change]; ok && f.Change != "" {
+			a.Finding = f
+			d.Acknowledged = append(d.Acknowledged, a)
+			continue
+		}
+		d.Findings = append(d.Findings, f)
+	}
+	d.Fails = failOn.Fails(d.Findings)
+	d.ByLabel = d.Fails && labelled(ctx)
+	return d
+}
+
+// labelled says the run carries the label: its pull request, or every pull request it carries.
+func labelled(ctx Context) bool {
+	if ctx.Run == "" || len(ctx.PullRequests) == 0 || ctx.Label == "" {
+		return false
+	}
+	for _, pr := range ctx.PullRequests {
+		if !slices.Contains(pr.Labels, ctx.Label) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseCommand reads a reply's first line: ok when it is the acknowledge command, with the
+// reason that follows it ("" when there is none).
+func parseCommand(body string) (reason string, ok bool) {
+	first, _, _ := strings.Cut(strings.TrimLeft(body, " \t\r\n"), "\n")
+	first = strings.TrimSpace(first)
+	rest, found := strings.CutPrefix(first, Command)
+	if !found || rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != ':' {
+		return "", false
+	}
+	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), ":")), true
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "NONE"
+	}
+	return s
+}
