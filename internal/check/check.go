@@ -40,10 +40,12 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	r.Notices = append(r.Notices, baseUnread.notices...)
 	broken := map[string]bool{}
 	for _, p := range new.Problems {
-		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
 		if p.Name != "" {
 			broken[p.Name] = true
 		}
+	}
+	for _, p := range once(new.Problems) {
+		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
 	}
 	for _, d := range newDups {
 		r.Findings = append(r.Findings, rules.Duplicate(d.First, d.Again, finding.Head))
@@ -101,8 +103,10 @@ type unread struct {
 // that do not decode and templates whose schema cannot be read. Where the other side has a
 // readable copy of such a CRD (or, for a document whose name is unknown, nothing at the same
 // file that fails there as well), the change to it cannot be checked, and an invalid-crd error
-// on this side says so: a CRD this side cannot read must not pass as added or removed. A base
-// problem the head shares at the same file is the head's invalid-crd alone.
+// on this side says so: a CRD this side cannot read must not pass as added or removed. One
+// problem is one finding, whatever number of CRDs the file may have held. A base file that
+// does not parse is not what the change brings: when the head deletes or fixes it, a notice says
+// so, and when the head breaks it as well, the head's invalid-crd alone.
 func unreadable(t, other *source.Tree, side finding.Side) unread {
 	u := unread{names: map[string]bool{}}
 	readable := map[string]bool{}
@@ -114,47 +118,83 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 		otherReadable[c.Name] = true
 	}
 	// unknown marks what a problem leaves unknown, and names it: by its own name, else by the
-	// CRDs of its counterpart on the other side (what the file held is unknown), one each.
-	unknown := func(p crd.Problem) []crd.Problem {
+	// CRDs of its counterpart on the other side (what the file held is unknown).
+	unknown := func(p crd.Problem) crd.Problem {
 		if p.Name != "" {
 			u.names[p.Name] = true
-			return []crd.Problem{p}
+			return p
 		}
-		var named []crd.Problem
+		var named []string
 		for _, c := range other.CRDs {
 			if source.SameInput(t, p.File, other, c.File) && !u.names[c.Name] {
 				u.names[c.Name] = true
-				q := p
-				q.Name = c.Name
-				named = append(named, q)
+				named = append(named, c.Name)
 			}
 		}
-		if named == nil {
-			return []crd.Problem{p}
+		if len(named) == 1 {
+			p.Name = named[0]
 		}
-		return named
+		return p
 	}
-	for _, p := range t.Problems {
-		named := unknown(p)
+	named := map[crd.Problem]crd.Problem{}
+	for _, p := range append(slices.Clone(t.Problems), t.Unread...) {
+		named[p] = unknown(p)
+	}
+	// nameOf is a problem as once merged it, named by its counterpart when it names nothing.
+	nameOf := func(p crd.Problem) crd.Problem {
+		if q, ok := named[p]; ok {
+			return q
+		}
+		return p
+	}
+	noticed := map[string]bool{}
+	for _, p := range once(t.Problems) {
 		switch {
 		case side == finding.Head: // the head's problems are invalid-crd of their own
 		case fileHasProblem(other, p.File):
 			u.notices = append(u.notices, "base: "+p.Error())
-		default:
-			for _, q := range named {
-				u.findings = append(u.findings, rules.Unreadable(q, side))
+		case t.Input != "":
+			// A file named on the command line is what the user asked to compare.
+			u.findings = append(u.findings, rules.Unreadable(nameOf(p), side))
+		case !noticed[p.File]:
+			noticed[p.File] = true
+			what := "is deleted, so nothing of it is compared"
+			if other.HasCounterpart(t, p.File) {
+				what = "is fixed in head: its CRDs are compared with nothing, as if new; review them by hand against what clusters run"
 			}
+			u.notices = append(u.notices, fmt.Sprintf("%s did not parse in base and %s (line %d: %s)", p.File, what, p.Line, p.Message))
 		}
 	}
-	for _, p := range t.Unread {
-		named := unknown(p)
+	for _, p := range once(t.Unread) {
 		if p.Name != "" && otherReadable[p.Name] && !readable[p.Name] || p.Name == "" && !fileUnread(other, p.File) {
-			for _, q := range named {
-				u.findings = append(u.findings, rules.Unreadable(q, side))
-			}
+			u.findings = append(u.findings, rules.Unreadable(nameOf(p), side))
 		}
 	}
 	return u
+}
+
+// once keeps the first of the problems that say the same thing at the same place, named by the
+// CRD they all name, if any: a file that does not parse is one problem, whatever number of CRD
+// names its text holds.
+func once(ps []crd.Problem) []crd.Problem {
+	type key struct {
+		file, message string
+		line          int
+	}
+	at := map[key]int{}
+	var out []crd.Problem
+	for _, p := range ps {
+		k := key{p.File, p.Message, p.Line}
+		if i, ok := at[k]; ok {
+			if out[i].Name != p.Name {
+				out[i].Name = "" // the CRDs of the file, not one of them
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, p)
+	}
+	return out
 }
 
 func fileHasProblem(t *source.Tree, file string) bool {

@@ -81,6 +81,17 @@ func InFolder(rel string, names map[string]bool) bool {
 	return slices.ContainsFunc(strings.Split(path.Dir(rel), "/"), func(d string) bool { return names[d] })
 }
 
+// HasCounterpart reports whether the tree read the counterpart of a file of the other tree
+// (SameInput): the file is still there, not deleted.
+func (t *Tree) HasCounterpart(other *Tree, file string) bool {
+	for name := range t.facts {
+		if SameInput(other, file, t, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // LeftOutNotice says how many changed files with CRDs the default configuration left out for
 // lying in test and fixture folders, and in which folders (a few named, the rest counted).
 func LeftOutNotice(files []string) string {
