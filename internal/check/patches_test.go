@@ -137,9 +137,9 @@ func TestGitPatchOnlyChange(t *testing.T) {
 	tr.Commit("drop the conversion webhook")
 	res := tr.check(GitOptions{Base: "main"})
 	// conversion-missing stays quiet: v2 is not new, and the removal is the finding. The sample
-	// above the maximum was already invalid, in a file the change does not touch: a notice.
+	// above the maximum was already invalid, with the same error: a notice.
 	assertFindings(t, res, "conversion-webhook-removed widgets.example.com   config/crd/bases/example.com_widgets.yaml:8 head\n")
-	if want := []string{"1 sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema"}; !slices.Equal(res.Notices, want) {
+	if want := []string{"1 sample problem(s) were not reported: the base schema already refused those samples with the same errors"}; !slices.Equal(res.Notices, want) {
 		t.Errorf("notices %q, want %q", res.Notices, want)
 	}
 }

@@ -31,13 +31,18 @@ func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
 		}
 	}
 	var objs []*crd.Object
-	skippedTests := 0
+	skippedTests, skippedNegative := 0, 0
 	// Only objects found in a repository or folder: a file named on the command line is the
 	// user's own choice.
 	found := new.Root != "" || new.Changed != nil
 	for _, o := range new.Objects {
-		if found && !new.Facts(o.File).Ships() {
+		switch facts := new.Facts(o.File); {
+		case !found:
+		case !facts.Ships():
 			skippedTests++ // fixtures of test suites (e2e, kuttl, chainsaw) are not samples
+			continue
+		case facts.Negative != "":
+			skippedNegative++ // examples written to be refused (hack/invalid-examples)
 			continue
 		}
 		objs = append(objs, o)
@@ -81,21 +86,19 @@ func samples(pairs []crd.Pair, new *source.Tree) ([]finding.Finding, []string) {
 		if p.Old != nil && hasVersion(p.Old, version) {
 			base = schemaOf(p.Old, version)
 		}
-		fs, invalidBefore := sampleFindings(p.New.Name, version, o, base, head)
-		if invalidBefore && new.Changed != nil && !new.Changed[o.File] {
-			// Already refused under the base schema, in a file this change does not touch:
-			// not this change's problem.
-			stale += len(fs)
-			continue
-		}
+		fs, already := sampleFindings(p.New.Name, version, o, base, head, found)
+		stale += already
 		out = append(out, fs...)
 	}
 	var notices []string
 	if skippedTests > 0 {
 		notices = append(notices, fmt.Sprintf("%d object(s) in test folders were not validated as samples", skippedTests))
 	}
+	if skippedNegative > 0 {
+		notices = append(notices, fmt.Sprintf("%d object(s) in folders of examples written to be refused (invalid, negative, *-tests) were not validated as samples", skippedNegative))
+	}
 	if stale > 0 {
-		notices = append(notices, fmt.Sprintf("%d sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema", stale))
+		notices = append(notices, fmt.Sprintf("%d sample problem(s) were not reported: the base schema already refused those samples with the same errors", stale))
 	}
 	return out, notices
 }
@@ -113,8 +116,10 @@ func hasVersion(c *crd.CRD, v string) bool {
 	return false
 }
 
-// sampleFindings validates one sample; invalidBefore says the base schema refused it already.
-func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema) (out []finding.Finding, invalidBefore bool) {
+// sampleFindings validates one sample. An error the base schema gave the same sample at the same
+// field, of the same type, is not this change's doing, edited sample or not: already counts
+// those left out. Unless found: a sample named on the command line keeps them as warnings.
+func sampleFindings(crdName, version string, o *crd.Object, base, head *validation.Schema, found bool) (out []finding.Finding, already int) {
 	now := head.Create(o.Data)
 	now.Errors = schemaErrors(now.Errors)
 	var before validation.Created
@@ -122,7 +127,6 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		before = base.Create(o.Data)
 		before.Errors = schemaErrors(before.Errors)
 	}
-	invalidBefore = base != nil && len(before.Errors) > 0
 	loc := func(path string) finding.Location {
 		return finding.Location{File: o.File, Line: o.LineOf(crd.FieldPath(path)), Side: finding.Head}
 	}
@@ -140,7 +144,7 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 			fmt.Sprintf("%s %q sets %s, which the head schema prunes", o.Kind, o.Name, path), loc(path)))
 	}
 	if len(now.Errors) == 0 {
-		return out, invalidBefore
+		return out, 0
 	}
 	was := map[string]bool{}
 	for _, e := range before.Errors {
@@ -159,8 +163,12 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		if e.Field == notChecked && len(now.Errors) > 1 {
 			continue // the server's note that CEL rules waited for the other errors, not a field
 		}
-		sev := finding.Warning // invalid under both, or a sample of a new version
-		if validBefore && !was[validation.ErrorKey(e)] {
+		if was[validation.ErrorKey(e)] && found {
+			already++
+			continue
+		}
+		sev := finding.Warning // invalid before for other reasons, or a sample of a new version
+		if validBefore {
 			sev = finding.Error
 		}
 		path := "." + e.Field
@@ -170,7 +178,7 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		out = append(out, rules.SampleFinding(false, sev, crdName, version, path, object,
 			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
 	}
-	return out, invalidBefore
+	return out, already
 }
 
 // schemaErrors drops the errors no schema change can cause: the object's name and namespace

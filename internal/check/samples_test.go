@@ -8,33 +8,52 @@ import (
 	"testing"
 )
 
-// A sample the base schema already refused is the change's problem only where the change
-// touches it: an untouched file gets one notice, an edited one keeps its warning.
+// A sample the base schema already refused with the same errors is not the change's problem,
+// edited or not: one notice. A sample that becomes invalid stays an error, and one refused
+// before for another reason keeps a warning for the new error. Objects in folders of examples
+// written to be refused are never samples.
 func TestGitSamplesAlreadyInvalid(t *testing.T) {
-	const sample = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: huge\n  namespace: default\nspec:\n  size: %d\n"
+	const (
+		sample   = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: huge\n  namespace: default\nspec:\n  size: %d\n"
+		lowered  = "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"
+		already  = "1 sample problem(s) were not reported: the base schema already refused those samples with the same errors"
+		maxErr   = "max-decreased error"
+		negative = "1 object(s) in folders of examples written to be refused (invalid, negative, *-tests) were not validated as samples"
+	)
 	for _, tc := range []struct {
-		name    string
-		edit    bool
-		want    string
-		notices []string
+		name, file, base, head string
+		want, severities       string
+		notices                []string
 	}{
-		{"untouched", false, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n",
-			[]string{"1 sample problem(s) in files this change does not touch were not reported: those samples were already invalid under the base schema"}},
-		{"edited in the change", true, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n" +
-			"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n", nil},
+		{"untouched", "config/samples/widget.yaml", "size: 50", "size: 50", lowered, maxErr, []string{already}},
+		{"edited in the change", "config/samples/widget.yaml", "size: 50", "size: 60", lowered, maxErr, []string{already}},
+		{"becomes invalid", "config/samples/widget.yaml", "size: 7", "size: 7", lowered +
+			"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n", maxErr + ", sample-invalid error", nil},
+		{"invalid before for another reason", "config/samples/widget.yaml", "size: 7\n  name: 5", "size: 7\n  name: 5", lowered +
+			"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:7 head\n", maxErr + ", sample-invalid warning", []string{already}},
+		{"negative example", "hack/invalid-examples/widget.yaml", "size: 7", "size: 7", lowered, maxErr, []string{negative}},
+		{"negative example that becomes valid", "examples/negative/widget.yaml", "size: 50", "size: 3", lowered, maxErr, []string{negative}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTestRepo(t)
 			tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/old.yaml"))
-			tr.Write("config/samples/widget.yaml", []byte(fmt.Sprintf(sample, 50)))
+			text := func(size string) []byte {
+				return []byte(strings.Replace(fmt.Sprintf(sample, 0), "size: 0", size, 1))
+			}
+			tr.Write(tc.file, text(tc.base))
 			tr.Branch("main", tr.Commit("base"))
 			tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
-			if tc.edit {
-				tr.Write("config/samples/widget.yaml", []byte(fmt.Sprintf(sample, 60)))
-			}
+			tr.Write(tc.file, text(tc.head))
 			tr.Commit("lower the maximum")
 			res := tr.check(GitOptions{Base: "main"})
 			assertFindings(t, res, tc.want)
+			var sevs []string
+			for _, f := range res.Findings {
+				sevs = append(sevs, f.Rule+" "+f.Severity.String())
+			}
+			if got := strings.Join(sevs, ", "); got != tc.severities {
+				t.Errorf("severities %s, want %s", got, tc.severities)
+			}
 			if !slices.Equal(res.Notices, tc.notices) {
 				t.Errorf("notices %q, want %q", res.Notices, tc.notices)
 			}
