@@ -78,6 +78,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 		}
 	})
 	newCopies(old, pairs, perPair)
+	r.Findings = append(r.Findings, leftBundles(old, new)...)
 	locateCopies(pairs, copyOf, perPair)
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)

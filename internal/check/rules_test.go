@@ -32,6 +32,12 @@ func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A case may carry elsewhere.yaml: a file both sides ship besides old.yaml and new.yaml.
+	if data, err := os.ReadFile(filepath.Join(dir, "elsewhere.yaml")); err == nil {
+		for _, t := range []*source.Tree{old, new} {
+			t.AddFile(filepath.ToSlash(filepath.Join(dir, "elsewhere.yaml")), data, true)
+		}
+	}
 	if data, err := os.ReadFile(filepath.Join(dir, "samples.yaml")); err == nil {
 		new.KeepObjects = true
 		new.AddFile(filepath.ToSlash(filepath.Join(dir, "samples.yaml")), data, false)

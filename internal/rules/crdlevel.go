@@ -21,6 +21,12 @@ var (
 		Advice:  "deleting a CRD from a cluster deletes every object of it; keep the CRD, or make sure its removal is intended and documented",
 		Doc:     "When a CRD disappears from the manifests, tools that sync them (kubectl apply --prune, GitOps controllers, Helm) delete it from the cluster, and the API server then deletes every custom resource of that kind. Keep the CRD (stop serving its versions instead), or make the removal an explicit, acknowledged release step.",
 	}
+	crdRemovedFromBundle = &Rule{
+		ID: "crd-removed-from-bundle", Severity: finding.Warning, Level: CRDLevel,
+		Summary: "A CRD left a file or kustomization that ships it with other objects, while another copy still ships it.",
+		Advice:  "keep the CRD in the bundle, or tell the users who apply it to install the CRD from its other copy and to stop pruning CRDs",
+		Doc:     "Users apply an install bundle (Argo CD's install.yaml and namespace-install.yaml, a release YAML, a file of several CRDs) or a kustomization as a whole, and often with pruning: kubectl apply --prune, Argo CD and Flux delete what the applied set no longer holds. A CRD that leaves such a file, or a kustomization that stops listing its file, is therefore deleted from their clusters, and with it every object of that kind, although the project still ships it elsewhere (config/crd, a crds/ folder). The finding names the bundle, the CRD and where it still ships. When no copy is left anywhere, the CRD is crd-removed (error) instead. Keep the CRD in the bundle, or make the move an explicit, documented release step.",
+	}
 	crdAdded = &Rule{
 		ID: "crd-added", Severity: finding.Info, Level: CRDLevel,
 		Summary: "A CRD was added.",
@@ -57,7 +63,7 @@ var (
 	}
 )
 
-var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdAdded, namesAdded}
+var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdRemovedFromBundle, crdAdded, namesAdded}
 
 var namePath = crd.Path{"metadata", "name"}
 
@@ -87,6 +93,25 @@ func Unreadable(p crd.Problem, side finding.Side) finding.Finding {
 		Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: p.Name,
 		Message:  fmt.Sprintf("%s: crdguard cannot read %s of %s, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it", p.Message, what, name),
 		Location: finding.Location{File: p.File, Line: p.Line, Side: side},
+	}
+}
+
+// RemovedFromBundle builds the crd-removed-from-bundle finding for a base copy of a CRD in a
+// bundle (or a file a kustomization listed) that head no longer holds there, while the CRD still
+// ships from the files of elsewhere. via names the kustomization that stopped listing the file,
+// "" when the file itself dropped the CRD.
+func RemovedFromBundle(gone *crd.CRD, via string, elsewhere []string) finding.Finding {
+	what := "leaves " + gone.File + ", which shipped it with other objects in base"
+	bundle := gone.File
+	if via != "" {
+		what = "is no longer installed by " + via + ", which listed " + gone.File + " in base"
+		bundle = via
+	}
+	return finding.Finding{
+		Rule: crdRemovedFromBundle.ID, Severity: crdRemovedFromBundle.Severity, CRD: gone.Name,
+		Message: fmt.Sprintf("CRD %s %s, while %s still ships it: whoever applies %s with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every %s object; %s",
+			gone.Name, what, strings.Join(elsewhere, ", "), bundle, gone.Object.Spec.Names.Kind, crdRemovedFromBundle.Advice),
+		Location: finding.Location{File: gone.File, Line: gone.LineOf(namePath), Side: finding.Base},
 	}
 }
 

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -19,6 +20,10 @@ type Facts struct {
 	// Negative is the folder of a file whose objects are written to be refused
 	// ("hack/invalid-examples"): never samples; "" for any other file.
 	Negative string
+	// Bundle says the file holds CRD definitions together with other objects (an install
+	// bundle, a namespace-install manifest, a release YAML, a file of several CRDs): users
+	// apply it as a whole, often with pruning.
+	Bundle bool
 }
 
 // Ships reports whether the file is part of what the project ships: not a test input.
@@ -90,6 +95,18 @@ func (t *Tree) HasCounterpart(other *Tree, file string) bool {
 		}
 	}
 	return false
+}
+
+// objects counts the YAML documents of a file that name a kind at the top level: what a bundle
+// holds, without decoding the objects that are not CRDs.
+func objects(data []byte) int {
+	n := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("kind:")) {
+			n++
+		}
+	}
+	return n
 }
 
 // LeftOutNotice says how many changed files with CRDs the default configuration left out for

@@ -197,7 +197,12 @@ func (t *Tree) merge(p *Tree) {
 
 // parseFile reads one file into a new partial tree; it touches nothing shared.
 func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
-	p := &Tree{facts: map[string]Facts{name: PathFacts(t.rel(name))}}
+	// A file named on the command line is what the user asked to compare, wherever it lies.
+	facts := Facts{}
+	if !explicit {
+		facts = PathFacts(t.rel(name))
+	}
+	p := &Tree{facts: map[string]Facts{name: facts}}
 	switch {
 	case len(data) > MaxFileSize:
 		if explicit || crd.MentionsCRD(data[:min(len(data), 1<<20)]) {
@@ -239,6 +244,11 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		} else {
 			p.CRDs = append(p.CRDs, c)
 		}
+	}
+	if len(p.CRDs) > 0 && objects(data) > 1 {
+		f := p.facts[name]
+		f.Bundle = true
+		p.facts[name] = f
 	}
 	return p
 }

@@ -1,0 +1,44 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// leftBundles finds the CRDs that left a bundle while they still ship elsewhere in head: a base
+// definition in a file source records as a bundle (Facts.Bundle), which head still has, readable,
+// without that CRD. Users who apply that bundle with pruning delete the CRD. Whatever the pairing
+// made of the copy (compared with a copy at a new path, or left over), the bundle lost it; a CRD
+// with no shipped copy left is crd-removed instead.
+func leftBundles(old, new *source.Tree) []finding.Finding {
+	ships := map[string][]string{} // CRD name → the head files that ship it
+	for _, c := range new.CRDs {
+		if new.Facts(c.File).Ships() && !slices.Contains(ships[c.Name], c.File) {
+			ships[c.Name] = append(ships[c.Name], c.File)
+		}
+	}
+	type key struct{ file, name string }
+	seen := map[key]bool{}
+	var out []finding.Finding
+	for _, c := range old.CRDs {
+		facts := old.Facts(c.File)
+		k := key{c.File, c.Name}
+		if seen[k] || !facts.Bundle || !facts.Ships() || len(ships[c.Name]) == 0 || !new.HasCounterpart(old, c.File) {
+			continue
+		}
+		seen[k] = true
+		counterpart := func(file string) bool { return source.SameInput(old, c.File, new, file) }
+		still := slices.ContainsFunc(new.CRDs, func(n *crd.CRD) bool { return n.Name == c.Name && counterpart(n.File) })
+		// A head bundle that does not read may still hold the CRD: its invalid-crd says so.
+		broken := slices.ContainsFunc(new.Problems, func(p crd.Problem) bool { return counterpart(p.File) }) ||
+			slices.ContainsFunc(new.Unread, func(p crd.Problem) bool { return counterpart(p.File) })
+		if !still && !broken {
+			out = append(out, rules.RemovedFromBundle(c, "", ships[c.Name]))
+		}
+	}
+	return out
+}

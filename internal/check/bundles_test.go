@@ -1,0 +1,105 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/policy"
+)
+
+// A CRD that leaves an install bundle while another file still ships it is
+// crd-removed-from-bundle; with no shipped copy left it stays crd-removed; a file of one CRD,
+// a deleted bundle and a test copy are no reason for it.
+func TestGitBundles(t *testing.T) {
+	const (
+		ns       = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: argocd\n---\n"
+		role     = "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: argocd-server\n"
+		nsBundle = "manifests/namespace-install.yaml"
+	)
+	apps, projects := string(stubCRD("applications")), string(stubCRD("appprojects"))
+	bundle := func(crds ...string) string { return ns + strings.Join(crds, "---\n") + role }
+	gone := func(name string, line int) string {
+		return "crd-removed-from-bundle " + name + ".example.com   " + nsBundle + ":" + itoa(line) + " base\n"
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after map[string]string // path → content; "" deletes
+		want, message string
+	}{
+		{
+			name:    "namespace-install drops every CRD",
+			before:  map[string]string{nsBundle: bundle(apps, projects), "manifests/crds/application-crd.yaml": apps, "manifests/crds/appproject-crd.yaml": projects},
+			after:   map[string]string{nsBundle: ns + "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: argocd-server\n" + role},
+			want:    gone("applications", 9) + gone("appprojects", 24),
+			message: "CRD applications.example.com leaves manifests/namespace-install.yaml, which shipped it with other objects in base, while manifests/crds/application-crd.yaml still ships it: whoever applies manifests/namespace-install.yaml with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every Stub object; keep the CRD in the bundle, or tell the users who apply it to install the CRD from its other copy and to stop pruning CRDs",
+		},
+		{
+			name:   "moved out of the bundle into a file of its own",
+			before: map[string]string{nsBundle: bundle(apps, projects)},
+			after:  map[string]string{nsBundle: bundle(projects), "manifests/crds/application-crd.yaml": apps},
+			want:   gone("applications", 9),
+		},
+		{
+			// The head bundle does not parse: its invalid-crd says so, it may still hold the CRD.
+			name:   "bundle broken",
+			before: map[string]string{nsBundle: bundle(apps, projects), "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{nsBundle: "<<<<<<< HEAD\n" + bundle(projects)},
+			want:   "invalid-crd    " + nsBundle + ":2 head\n",
+		},
+		{
+			name:   "bundle changes, keeps its CRDs",
+			before: map[string]string{nsBundle: bundle(apps, projects), "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{nsBundle: bundle(apps, projects) + "  namespace: argocd\n"},
+		},
+		{
+			// Twins: no shipped copy is left.
+			name:   "last copy",
+			before: map[string]string{nsBundle: bundle(apps, projects)},
+			after:  map[string]string{nsBundle: bundle(projects)},
+			want:   "crd-removed applications.example.com   " + nsBundle + ":9 base\n",
+		},
+		{
+			name:   "only a test copy left",
+			before: map[string]string{nsBundle: bundle(apps, projects), "test/e2e/crds/application-crd.yaml": apps},
+			after:  map[string]string{nsBundle: bundle(projects)},
+			want:   "crd-removed applications.example.com   " + nsBundle + ":9 base\n",
+		},
+		{
+			name:   "bundle deleted",
+			before: map[string]string{nsBundle: bundle(apps, projects), "manifests/crds/application-crd.yaml": apps, "manifests/crds/appproject-crd.yaml": projects},
+			after:  map[string]string{nsBundle: ""},
+		},
+		{
+			name:   "file of one CRD moved",
+			before: map[string]string{"config/crd/application-crd.yaml": apps, "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{"config/crd/application-crd.yaml": "", "config/crd/bases/applications.yaml": "# moved\n" + apps},
+		},
+		{
+			name:   "bundle unchanged beside a changed copy",
+			before: map[string]string{nsBundle: bundle(apps, projects), "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{"manifests/crds/application-crd.yaml": "# a comment\n" + apps},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("README.md", []byte("x\n"))
+			for p, data := range tc.before {
+				tr.Write(p, []byte(data))
+			}
+			tr.Branch("main", tr.Commit("base"))
+			for p, data := range tc.after {
+				if data == "" {
+					tr.Remove(p)
+				} else {
+					tr.Write(p, []byte(data))
+				}
+			}
+			tr.Commit("head")
+			res := tr.check(GitOptions{Base: "main", Filter: policy.Default().Filter()})
+			assertFindings(t, res, tc.want)
+			if tc.message != "" && res.Findings[0].Message != tc.message {
+				t.Errorf("message\n%s\nwant\n%s", res.Findings[0].Message, tc.message)
+			}
+		})
+	}
+}
