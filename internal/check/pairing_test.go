@@ -11,6 +11,7 @@ import (
 // projects: e2e manifests beside config/crd, vendored CRDs, release bundles kept per version).
 func TestGitCopiesByPlace(t *testing.T) {
 	base, changed := "field-removed/leaf/old.yaml", "field-removed/leaf/new.yaml"
+	historic := "enum-value-removed/basic/new.yaml" // an older widgets, far from base
 	for _, tc := range []struct {
 		name   string
 		before map[string]string // path → case file
@@ -53,6 +54,22 @@ func TestGitCopiesByPlace(t *testing.T) {
 			before: map[string]string{"releases/widgets-1.25.0.yaml": base, "config/crd/widgets.yaml": base},
 			after:  map[string]string{"config/crd/widgets.yaml": changed},
 			want:   "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n",
+		},
+		{
+			// A past release's bundle committed beside a move of the current definition is new
+			// there: the moved copy takes the place of the one that left, and the removed
+			// field is found at its old line.
+			name:   "historical release file beside a move",
+			before: map[string]string{"config/crd/widgets.yaml": base, "releases/v1.0.0/install.yaml": base},
+			after:  map[string]string{"config/crd/widgets.yaml": "", "src/crds/widgets.yaml": changed, "releases/v0.9.0/install.yaml": historic},
+			want:   "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n",
+		},
+		{
+			// Twin: a release file newer than every other one is the upgrade itself.
+			name:   "newest release file beside a move",
+			before: map[string]string{"releases/v1.0.0/install.yaml": base, "config/crd/widgets.yaml": base},
+			after:  map[string]string{"config/crd/widgets.yaml": "", "releases/v1.1.0/install.yaml": historic},
+			want:   "enum-added widgets.example.com v1 .spec.name releases/v1.1.0/install.yaml:34 head\n",
 		},
 		{
 			// A CRD promoted into the standard channel: the new, smaller copy there is new in

@@ -61,6 +61,10 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 		// one left to replace is new there (a second bundle, a historical release file), not a
 		// change to the definition it copies.
 		for _, c := range unpaired {
+			if historical(new, c, w) {
+				pairs = append(pairs, crd.Pair{New: c}) // a past release's bundle, new there
+				continue
+			}
 			ships := new.Facts(c.File).Ships()
 			i := indexOf(o, usedOld, func(b *crd.CRD) bool { return old.Facts(b.File).Ships() == ships })
 			if i < 0 {
@@ -85,6 +89,21 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 		}
 	}
 	return pairs, duplicates(new)
+}
+
+// historical reports whether a copy at a new path is a past release's bundle committed now: its
+// file carries a release version (Facts.Release) no newer than that of another head copy of the
+// CRD. It is not the upgrade, so it never takes the place of a copy that left its path; the
+// newest release file is.
+func historical(t *Tree, c *crd.CRD, copies []*crd.CRD) bool {
+	v := t.Facts(c.File).Release
+	if v == "" {
+		return false
+	}
+	return slices.ContainsFunc(copies, func(o *crd.CRD) bool {
+		other := t.Facts(o.File).Release
+		return o.File != c.File && other != "" && ReleaseAtMost(v, other)
+	})
 }
 
 // byName groups a tree's definitions by name, each group in path order.

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // Facts is what one file is to the people who install the project: whether it ships or is an
@@ -24,6 +27,10 @@ type Facts struct {
 	// bundle, a namespace-install manifest, a release YAML, a file of several CRDs): users
 	// apply it as a whole, often with pruning.
 	Bundle bool
+	// Release is the version a file in a releases/, release/ or dist/ folder carries in its
+	// name or folder (releases/v1.2.0/install.yaml, dist/widgets-1.26.0-rc1.yaml): a release's
+	// own bundle, kept as it was; "" for any other file.
+	Release string
 }
 
 // Ships reports whether the file is part of what the project ships: not a test input.
@@ -49,11 +56,51 @@ var negativeFolders = map[string]bool{
 	"negative-examples": true, "negative_examples": true, "bad-examples": true,
 }
 
+// releaseFolders hold the bundles of releases, one file or folder per version.
+var releaseFolders = map[string]bool{"releases": true, "release": true, "dist": true}
+
+// releaseVersion finds a version in a release file's path below its folder: v1.2, 1.26.0-rc1.
+var releaseVersion = regexp.MustCompile(`(?:^|[^0-9A-Za-z.])v?(\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z][0-9A-Za-z.]*)?)(?:$|[^0-9A-Za-z.])`)
+
+// ReleaseAtMost reports whether a release version (Facts.Release) is older than or as old as
+// another; false when either does not parse.
+func ReleaseAtMost(v, other string) bool {
+	a, errA := version.ParseGeneric(v)
+	b, errB := version.ParseGeneric(other)
+	if errA != nil || errB != nil {
+		return false
+	}
+	if pa, err := version.ParseSemantic(complete(v)); err == nil {
+		if pb, err := version.ParseSemantic(complete(other)); err == nil {
+			return !pb.LessThan(pa) // pre-releases come before their release
+		}
+	}
+	return !b.LessThan(a)
+}
+
+// complete writes 1.26 as 1.26.0 (before a pre-release), as semantic versions need.
+func complete(v string) string {
+	core, pre, _ := strings.Cut(v, "-")
+	if strings.Count(core, ".") == 1 {
+		core += ".0"
+	}
+	if pre != "" {
+		return core + "-" + pre
+	}
+	return core
+}
+
 // PathFacts is what a path alone says about a file (slash-separated, relative to the
 // repository or folder root). Only folder names count: config/crd/bases/fixtures.yaml ships.
 func PathFacts(rel string) Facts {
 	var f Facts
 	dirs := strings.Split(path.Dir(rel), "/")
+	if i := slices.IndexFunc(dirs, func(d string) bool { return releaseFolders[d] }); i >= 0 {
+		below := strings.Join(append(slices.Clone(dirs[i+1:]), strings.TrimSuffix(path.Base(rel), path.Ext(rel))), "/")
+		if m := releaseVersion.FindStringSubmatch(below); m != nil {
+			f.Release = m[1]
+		}
+	}
 	for i, d := range dirs {
 		if f.Test == "" && isTestFolder(d) {
 			f.Test = strings.Join(dirs[:i+1], "/")
