@@ -37,7 +37,30 @@ func leftBundles(old, new *source.Tree) []finding.Finding {
 		broken := slices.ContainsFunc(new.Problems, func(p crd.Problem) bool { return counterpart(p.File) }) ||
 			slices.ContainsFunc(new.Unread, func(p crd.Problem) bool { return counterpart(p.File) })
 		if !still && !broken {
-			out = append(out, rules.RemovedFromBundle(c, "", ships[c.Name]))
+			out = append(out, rules.RemovedFromBundle(c, "", 0, ships[c.Name]))
+		}
+	}
+	return append(out, leftKustomizations(old, new, ships)...)
+}
+
+// leftKustomizations finds the CRDs whose file a kustomization listed in base and, read in head,
+// no longer lists, while the file or another shipped file still defines them in head: who
+// applies the kustomization with pruning deletes them.
+func leftKustomizations(old, new *source.Tree, ships map[string][]string) []finding.Finding {
+	type key struct{ kustomization, name string }
+	seen := map[key]bool{}
+	var out []finding.Finding
+	for _, c := range old.CRDs {
+		if !old.Facts(c.File).Ships() || len(ships[c.Name]) == 0 {
+			continue
+		}
+		still := new.Listing(old.Rel(c.File))
+		for k, line := range old.Listing(old.Rel(c.File)) {
+			if _, ok := still[k]; ok || seen[key{k, c.Name}] || !new.ReadKustomization(k) {
+				continue
+			}
+			seen[key{k, c.Name}] = true
+			out = append(out, rules.RemovedFromBundle(c, old.Under(k), line, ships[c.Name]))
 		}
 	}
 	return out

@@ -81,25 +81,87 @@ func TestGitBundles(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := newTestRepo(t)
-			tr.Write("README.md", []byte("x\n"))
-			for p, data := range tc.before {
-				tr.Write(p, []byte(data))
-			}
-			tr.Branch("main", tr.Commit("base"))
-			for p, data := range tc.after {
-				if data == "" {
-					tr.Remove(p)
-				} else {
-					tr.Write(p, []byte(data))
-				}
-			}
-			tr.Commit("head")
-			res := tr.check(GitOptions{Base: "main", Filter: policy.Default().Filter()})
+			res := checkChange(t, tc.before, tc.after)
 			assertFindings(t, res, tc.want)
 			if tc.message != "" && res.Findings[0].Message != tc.message {
 				t.Errorf("message\n%s\nwant\n%s", res.Findings[0].Message, tc.message)
 			}
 		})
 	}
+}
+
+// A kustomization that stops listing a CRD file takes the CRD out of what kubectl apply -k
+// installs: crd-removed-from-bundle at the entry's line, although the file did not change.
+func TestGitKustomizationUnlists(t *testing.T) {
+	const k = "config/crd/kustomization.yaml"
+	listing := func(files ...string) string {
+		return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- " + strings.Join(files, "\n- ") + "\n"
+	}
+	apps, projects := string(stubCRD("applications")), string(stubCRD("appprojects"))
+	for _, tc := range []struct {
+		name          string
+		before, after map[string]string // path → content; "" deletes
+		want, message string
+	}{
+		{
+			name:    "stops listing a file that stays",
+			before:  map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects},
+			after:   map[string]string{k: listing("bases/applications.yaml")},
+			want:    "crd-removed-from-bundle appprojects.example.com   " + k + ":5 base\n",
+			message: "CRD appprojects.example.com is no longer installed by config/crd/kustomization.yaml, which listed config/crd/bases/appprojects.yaml in base, while config/crd/bases/appprojects.yaml still ships it: whoever applies config/crd/kustomization.yaml with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every Stub object; keep the CRD in the bundle, or tell the users who apply it to install the CRD from its other copy and to stop pruning CRDs",
+		},
+		{
+			name:   "stops listing a file deleted while a chart ships the CRD",
+			before: map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects, "charts/argo/crds/appprojects.yaml": projects},
+			after:  map[string]string{k: listing("bases/applications.yaml"), "config/crd/bases/appprojects.yaml": ""},
+			want:   "crd-removed-from-bundle appprojects.example.com   " + k + ":5 base\n",
+		},
+		{
+			// Twins: the file and the CRD go; the kustomization changes but lists the same, or
+			// does not parse in head (the CRD file changes too, so it is read).
+			name:   "file and CRD removed",
+			before: map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects},
+			after:  map[string]string{k: listing("bases/applications.yaml"), "config/crd/bases/appprojects.yaml": ""},
+			want:   "crd-removed appprojects.example.com   config/crd/bases/appprojects.yaml:4 base\n",
+		},
+		{
+			name:   "same resources",
+			before: map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects},
+			after:  map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml") + "commonLabels: {app: argo}\n", "config/crd/bases/appprojects.yaml": "# touched\n" + projects},
+		},
+		{
+			name:   "kustomization that does not parse in head",
+			before: map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects},
+			after:  map[string]string{k: listing("bases/applications.yaml") + "resources: [\n", "config/crd/bases/appprojects.yaml": "# touched\n" + projects},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := checkChange(t, tc.before, tc.after)
+			assertFindings(t, res, tc.want)
+			if tc.message != "" && res.Findings[0].Message != tc.message {
+				t.Errorf("message\n%s\nwant\n%s", res.Findings[0].Message, tc.message)
+			}
+		})
+	}
+}
+
+// checkChange commits the files of before, then changes them as after says ("" deletes), and
+// checks the change with the default configuration.
+func checkChange(t *testing.T, before, after map[string]string) *GitResult {
+	t.Helper()
+	tr := newTestRepo(t)
+	tr.Write("README.md", []byte("x\n"))
+	for p, data := range before {
+		tr.Write(p, []byte(data))
+	}
+	tr.Branch("main", tr.Commit("base"))
+	for p, data := range after {
+		if data == "" {
+			tr.Remove(p)
+		} else {
+			tr.Write(p, []byte(data))
+		}
+	}
+	tr.Commit("head")
+	return tr.check(GitOptions{Base: "main", Filter: policy.Default().Filter()})
 }

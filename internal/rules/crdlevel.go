@@ -98,20 +98,22 @@ func Unreadable(p crd.Problem, side finding.Side) finding.Finding {
 
 // RemovedFromBundle builds the crd-removed-from-bundle finding for a base copy of a CRD in a
 // bundle (or a file a kustomization listed) that head no longer holds there, while the CRD still
-// ships from the files of elsewhere. via names the kustomization that stopped listing the file,
-// "" when the file itself dropped the CRD.
-func RemovedFromBundle(gone *crd.CRD, via string, elsewhere []string) finding.Finding {
+// ships from the files of elsewhere. via names the kustomization that stopped listing the file
+// (the finding sits at the entry's base line, viaLine), "" when the file itself dropped the CRD.
+func RemovedFromBundle(gone *crd.CRD, via string, viaLine int, elsewhere []string) finding.Finding {
 	what := "leaves " + gone.File + ", which shipped it with other objects in base"
 	bundle := gone.File
+	at := finding.Location{File: gone.File, Line: gone.LineOf(namePath), Side: finding.Base}
 	if via != "" {
 		what = "is no longer installed by " + via + ", which listed " + gone.File + " in base"
 		bundle = via
+		at = finding.Location{File: via, Line: viaLine, Side: finding.Base}
 	}
 	return finding.Finding{
 		Rule: crdRemovedFromBundle.ID, Severity: crdRemovedFromBundle.Severity, CRD: gone.Name,
 		Message: fmt.Sprintf("CRD %s %s, while %s still ships it: whoever applies %s with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every %s object; %s",
 			gone.Name, what, strings.Join(elsewhere, ", "), bundle, gone.Object.Spec.Names.Kind, crdRemovedFromBundle.Advice),
-		Location: finding.Location{File: gone.File, Line: gone.LineOf(namePath), Side: finding.Base},
+		Location: at,
 	}
 }
 

@@ -451,7 +451,7 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		}
 		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
 	}
-	AddFiles(adds)
+	AddFiles(append(adds, r.unlisted(cmp, files, newTree, changed, f)...))
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
 		return nil, err
 	}

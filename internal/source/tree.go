@@ -53,6 +53,10 @@ type Tree struct {
 	// facts are what source knows of each file it read (Facts), by file.
 	facts map[string]Facts
 
+	// listing maps each kustomization read to the files it lists as resources, each with the
+	// line of its entry (Listing).
+	listing map[string]map[string]int
+
 	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
 	// resource: two different definitions of one name there are duplicates, as in one file.
 	kustomizedBy map[string]string
