@@ -1,10 +1,12 @@
 package check
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/rules"
 )
 
 // A CRD that leaves an install bundle while another file still ships it is
@@ -164,4 +166,20 @@ func checkChange(t *testing.T, before, after map[string]string) *GitResult {
 	}
 	tr.Commit("head")
 	return tr.check(GitOptions{Base: "main", Filter: policy.Default().Filter()})
+}
+
+// Two folders compared with diff: kustomizations and their resources pair by path under each
+// folder, so only the CRD whose entry went is reported.
+func TestKustomizationUnlistsInFolders(t *testing.T) {
+	dirs := [2]string{t.TempDir(), t.TempDir()}
+	for i, listed := range []string{"- bases/applications.yaml\n- bases/appprojects.yaml\n", "- bases/applications.yaml\n"} {
+		writeFile(t, filepath.Join(dirs[i], "config/crd/kustomization.yaml"), []byte("resources:\n"+listed))
+		writeFile(t, filepath.Join(dirs[i], "config/crd/bases/applications.yaml"), stubCRD("applications"))
+		writeFile(t, filepath.Join(dirs[i], "config/crd/bases/appprojects.yaml"), stubCRD("appprojects"))
+	}
+	res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+	got := strings.Join(summary(res.Findings), "\n")
+	if want := "crd-removed-from-bundle   kustomization.yaml:3 base"; got != want { // summary shows base names
+		t.Errorf("findings %q, want %q", got, want)
+	}
 }
