@@ -1,6 +1,7 @@
 package change
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -114,5 +115,48 @@ func TestUnnamedFileProblemsAreTheirOwn(t *testing.T) {
 	Assign(fs)
 	if fs[0].Change == fs[1].Change || fs[0].Change == fs[2].Change || fs[1].Change == fs[2].Change || fs[0].Change != fs[3].Change {
 		t.Errorf("change IDs %q, %q, %q, %q: want three distinct, the first and last alike", fs[0].Change, fs[1].Change, fs[2].Change, fs[3].Change)
+	}
+}
+
+// A change an embedded built-in type brings is one change across CRDs, paths and versions,
+// named by type and field; the same change of a project's own field in two CRDs is two, and
+// another built-in field, value or rule is another change.
+func TestBuiltinChangesAcrossCRDs(t *testing.T) {
+	at := func(crd, path, builtin, rule string, before, after json.RawMessage) finding.Finding {
+		return finding.Finding{Rule: rule, Severity: finding.Error, CRD: crd, Version: "v1", Path: path, Builtin: builtin,
+			Message: path + " changed", Before: before, After: after, Location: finding.Location{File: crd + ".yaml", Line: len(path)}}
+	}
+	atomic := json.RawMessage(`{"x-kubernetes-list-type":"atomic"}`)
+	keyed := json.RawMessage(`{"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"]}`)
+	fs := []finding.Finding{
+		at("jobs.example.com", ".spec.template.spec.containers[*].env", "Container.env", "list-type-changed", atomic, keyed),
+		at("workflows.example.com", ".spec.templates[*].container.env", "Container.env", "list-type-changed", atomic, keyed),
+		at("jobs.example.com", ".spec.template.spec.initContainers[*].env", "Container.env", "list-type-changed", atomic, keyed),
+		at("jobs.example.com", ".spec.sidecar.env", "", "list-type-changed", atomic, keyed),
+		at("workflows.example.com", ".spec.sidecar.env", "", "list-type-changed", atomic, keyed),
+		at("jobs.example.com", ".spec.template.spec.containers[*].envFrom", "Container.envFrom", "list-type-changed", atomic, keyed),
+		at("jobs.example.com", ".spec.template.spec.containers[*].ports", "Container.ports", "list-type-changed", json.RawMessage(`"atomic"`), json.RawMessage(`"set"`)),
+		at("jobs.example.com", ".spec.template.spec.containers[*].name", "Container.name", "default-added", nil, json.RawMessage(`"x"`)),
+	}
+	Assign(fs)
+	gs := Groups(fs)
+	var sizes []int
+	for _, g := range gs {
+		sizes = append(sizes, len(g.Places))
+	}
+	if want := []int{3, 1, 1, 1, 1, 1}; !reflect.DeepEqual(sizes, want) {
+		t.Fatalf("group sizes %v, want %v", sizes, want)
+	}
+	var titles []string
+	for _, g := range gs {
+		titles = append(titles, g.Title())
+	}
+	want := []string{"Container.env: atomic → map, keyed by name", "", "", "Container.envFrom: atomic → map, keyed by name",
+		"Container.ports: atomic → set", `Container.name: default-added, "x"`}
+	if !reflect.DeepEqual(titles, want) {
+		t.Errorf("titles %q, want %q", titles, want)
+	}
+	if got, want := gs[0].Where(), "3 places; .spec.….env (3 paths); 2 CRDs: jobs.example.com, workflows.example.com; 2 copies: jobs.example.com.yaml, workflows.example.com.yaml"; got != want {
+		t.Errorf("Where = %q, want %q", got, want)
 	}
 }

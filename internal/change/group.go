@@ -1,6 +1,7 @@
 package change
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,6 +49,14 @@ func (g *Group) Paths() []string {
 	return g.distinct(func(f *finding.Finding) []string { return []string{f.Path} })
 }
 
+// CRDs are the distinct CRDs of the places, sorted: more than one for a change an embedded
+// built-in type brings to several CRDs.
+func (g *Group) CRDs() []string {
+	cs := g.distinct(func(f *finding.Finding) []string { return []string{f.CRD} })
+	slices.Sort(cs)
+	return cs
+}
+
 // Versions are the distinct versions of the places, sorted.
 func (g *Group) Versions() []string {
 	vs := g.distinct(func(f *finding.Finding) []string { return []string{f.Version} })
@@ -82,6 +91,51 @@ func (g *Group) distinct(of func(*finding.Finding) []string) []string {
 	return out
 }
 
+// Title names a change by the built-in type field it is about and what changed, for a change an
+// embedded Kubernetes type brings (Container.env: atomic → map, keyed by name); "" for any
+// other change.
+func (g *Group) Title() string { return Title(g.First()) }
+
+// Title names one finding's change as Group.Title does.
+func Title(f *finding.Finding) string {
+	if f.Builtin == "" {
+		return ""
+	}
+	before, after := listWords(f.Before), listWords(f.After)
+	switch {
+	case f.Rule == "list-type-changed" && before != "" && after != "":
+		return f.Builtin + ": " + before + " → " + after
+	case f.Before == nil && f.After == nil:
+		return f.Builtin + ": " + f.Rule
+	case f.Before == nil:
+		return f.Builtin + ": " + f.Rule + ", " + compact(f.After)
+	case f.After == nil:
+		return f.Builtin + ": " + f.Rule + ", was " + compact(f.Before)
+	}
+	return f.Builtin + ": " + f.Rule + ", " + compact(f.Before) + " → " + compact(f.After)
+}
+
+// listWords reads a list type change's before or after: a list type ("atomic"), or the list
+// type with its keys ({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys":
+// ["name"]}) as "map, keyed by name". "" for anything else.
+func listWords(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var l struct {
+		Type string   `json:"x-kubernetes-list-type"`
+		Keys []string `json:"x-kubernetes-list-map-keys"`
+	}
+	if json.Unmarshal(raw, &l) != nil || l.Type == "" {
+		return ""
+	}
+	if len(l.Keys) == 0 {
+		return l.Type
+	}
+	return l.Type + ", keyed by " + strings.Join(l.Keys, " and ")
+}
+
 // Where says in a few words where else the change is, beyond its first place: the number of
 // places, the paths collapsed to their shared shape, the versions and the copies. "" for a
 // change at one place.
@@ -93,6 +147,9 @@ func (g *Group) Where() string {
 	parts := []string{Places(n)}
 	if paths := g.Paths(); len(paths) > 1 {
 		parts = append(parts, fmt.Sprintf("%s (%d paths)", Collapse(paths), len(paths)))
+	}
+	if crds := g.CRDs(); len(crds) > 1 {
+		parts = append(parts, fmt.Sprintf("%d CRDs: %s", len(crds), strings.Join(crds, ", ")))
 	}
 	if vs := g.Versions(); len(vs) > 1 {
 		parts = append(parts, "versions "+strings.Join(vs, ", "))

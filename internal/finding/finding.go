@@ -126,6 +126,9 @@ type Finding struct {
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`
+	// Builtin names the field of a built-in Kubernetes type the finding's node is, when the
+	// schema embeds one (DESIGN §7): Container.env, Container.ports[*].protocol.
+	Builtin string `json:"builtin,omitempty"`
 	// Change is shared by the findings that are one change at several places (paths that embed
 	// one type, versions, copies); package change sets it after the policy (DESIGN §6).
 	Change string `json:"change,omitempty"`

@@ -50,6 +50,8 @@ type pkg struct {
 	// the folder's name; the kind's name tells the package's kinds apart.
 	versions []string
 	types    map[string]*decl
+	// consts are the package's string constants, for k8s.io/api's +default=ref(Name) markers.
+	consts map[string]string
 }
 
 // file is one parsed Go file: its name and its imports (local name → import path).
@@ -185,7 +187,7 @@ func (idx *index) load(dir string) *pkg {
 			continue // a file go/parser cannot read at all contributes nothing
 		}
 		if p == nil {
-			p = &pkg{dir: dir, types: map[string]*decl{}}
+			p = &pkg{dir: dir, types: map[string]*decl{}, consts: map[string]string{}}
 		}
 		idx.addFile(p, name, af)
 	}
@@ -247,6 +249,8 @@ func (idx *index) addFile(p *pkg, name string, af *ast.File) {
 			if v := groupVersion(gd); v != "" && !slices.Contains(p.versions, v) {
 				p.versions = append(p.versions, v)
 			}
+		case token.CONST:
+			stringConsts(gd, p.consts)
 		}
 	}
 }
@@ -303,4 +307,21 @@ func (idx *index) root(group, version, kind string) *decl {
 		return nil
 	}
 	return found[0]
+}
+
+// stringConsts records the constants of a declaration whose value is a string literal.
+func stringConsts(gd *ast.GenDecl, into map[string]string) {
+	for _, s := range gd.Specs {
+		vs, ok := s.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != len(vs.Values) {
+			continue
+		}
+		for i, value := range vs.Values {
+			if lit, ok := value.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if v, err := strconv.Unquote(lit.Value); err == nil {
+					into[vs.Names[i].Name] = v
+				}
+			}
+		}
+	}
 }

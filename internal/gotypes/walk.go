@@ -216,17 +216,11 @@ func field(st *ast.StructType, in *file, name string, depth int) (node, bool) {
 	}
 	var inline []*ast.Field
 	for _, f := range st.Fields.List {
-		tag := ""
-		if f.Tag != nil {
-			if t, err := strconv.Unquote(f.Tag.Value); err == nil {
-				tag = reflect.StructTag(t).Get("json")
-			}
-		}
-		jsonName, opts, _ := strings.Cut(tag, ",")
-		if jsonName == "-" && opts == "" {
+		jsonName, skip, inlined := jsonField(f)
+		if skip {
 			continue
 		}
-		if jsonName == "" && (len(f.Names) == 0 || strings.Contains(","+opts+",", ",inline,")) {
+		if inlined {
 			inline = append(inline, f)
 			continue
 		}
@@ -279,4 +273,21 @@ func fieldNode(f *ast.Field, in *file) node {
 	ms := append(markersOf(in.idx.fset, f.Doc), markersOf(in.idx.fset, f.Comment)...)
 	own, items := splitItems(ms)
 	return node{expr: f.Type, in: in, file: pos.Filename, line: pos.Line, markers: own, items: items}
+}
+
+// jsonField reads a struct field's json tag as encoding/json does: its property name, whether
+// the field is left out (json:"-"), and whether it is embedded inline (a `json:",inline"` tag,
+// or an embedded struct without a json name).
+func jsonField(f *ast.Field) (name string, skip, inlined bool) {
+	tag := ""
+	if f.Tag != nil {
+		if t, err := strconv.Unquote(f.Tag.Value); err == nil {
+			tag = reflect.StructTag(t).Get("json")
+		}
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	if name == "-" && opts == "" {
+		return "", true, false
+	}
+	return name, false, name == "" && (len(f.Names) == 0 || strings.Contains(","+opts+",", ",inline,"))
 }

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strings"
+
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
@@ -32,15 +34,23 @@ var listRules = []*Rule{listTypeChanged, listMapKeysChanged, mapTypeChanged}
 
 func checkLists(n *node) {
 	o, w := n.old, n.new
+	typeChanged := false
 	if n.changed(kwListType) {
 		n.judge(kwListType)
 		before, after := derefOr(o.XListType, "atomic"), derefOr(w.XListType, "atomic")
-		if before != after {
+		if typeChanged = before != after; typeChanged {
 			side := sideOf(w.XListType != nil)
-			n.emit(listTypeChanged, side, n.keyAt(side, kwListType), before, after, "list type of %s changed from %s to %s", n.path, before, after)
+			if n.changed(kwListMapKeys) {
+				// One change of the list: its type and the keys that come or go with it.
+				n.judge(kwListMapKeys)
+				n.emit(listTypeChanged, side, n.keyAt(side, kwListType), listSemantics(before, o.XListMapKeys), listSemantics(after, w.XListMapKeys),
+					"list type of %s changed from %s to %s", n.path, describeList(before, o.XListMapKeys), describeList(after, w.XListMapKeys))
+			} else {
+				n.emit(listTypeChanged, side, n.keyAt(side, kwListType), before, after, "list type of %s changed from %s to %s", n.path, before, after)
+			}
 		}
 	}
-	if n.changed(kwListMapKeys) {
+	if n.changed(kwListMapKeys) && !typeChanged {
 		n.judge(kwListMapKeys)
 		side := sideOf(len(w.XListMapKeys) > 0)
 		n.emit(listMapKeysChanged, side, n.keyAt(side, kwListMapKeys), o.XListMapKeys, w.XListMapKeys, "list map keys of %s changed from %v to %v", n.path, o.XListMapKeys, w.XListMapKeys)
@@ -53,6 +63,33 @@ func checkLists(n *node) {
 			n.emit(mapTypeChanged, side, n.keyAt(side, kwMapType), before, after, "map type of %s changed from %s to %s", n.path, before, after)
 		}
 	}
+}
+
+// listSemantics is a list's type and keys as the schema writes them, for the before and after
+// of a list type change that moves the keys too.
+func listSemantics(listType string, keys []string) map[string]any {
+	m := map[string]any{"x-kubernetes-list-type": listType}
+	if len(keys) > 0 {
+		m["x-kubernetes-list-map-keys"] = keys
+	}
+	return m
+}
+
+// describeList is a list type in words: atomic, set, map keyed by name, map keyed by
+// containerPort and protocol.
+func describeList(listType string, keys []string) string {
+	if len(keys) == 0 {
+		return listType
+	}
+	return listType + " keyed by " + joinAnd(keys)
+}
+
+// joinAnd joins words as a sentence does: a, a and b, a, b and c.
+func joinAnd(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 func derefOr(s *string, def string) string {

@@ -90,6 +90,12 @@ func checkDefault(n *node) {
 	o, w := n.old.Default, n.new.Default
 	switch {
 	case o == nil:
+		if p, ok := n.upstreamDefault(w); ok {
+			n.emit(upstreamDefaultAdded, finding.Head, n.keyAt(finding.Head, kwDefault), nil, rawJSON(w),
+				"%s now defaults to %s, the default k8s.io/api declares for %s: the API server gives the objects built from it the same default when it creates them, so nothing changes for them",
+				n.path, canonicalJSON(w.Raw), p.Name())
+			return
+		}
 		n.emit(defaultAdded, finding.Head, n.keyAt(finding.Head, kwDefault), nil, rawJSON(w), "%s now defaults to %s", n.path, canonicalJSON(w.Raw))
 	case w == nil:
 		n.emit(defaultRemoved, finding.Base, n.keyAt(finding.Base, kwDefault), rawJSON(o), nil, "%s no longer defaults to %s", n.path, canonicalJSON(o.Raw))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/k8stypes"
 )
 
 // propertyChecks run on every paired schema node, in this order: a check may stop the walk
@@ -39,6 +40,10 @@ type node struct {
 	diff        keywordSet
 	judged      keywordSet
 	stop        bool
+	// parent is the node this one is a property, items, values or branch of (nil at the root);
+	// places remembers what built-in type each side's node is (see builtin.go).
+	parent *node
+	places [2]*k8stypes.Place
 }
 
 // relStep is one step of a schema node's YAML path below openAPIV3Schema; the chain is only
@@ -130,7 +135,7 @@ func (n *node) walkChildren() {
 }
 
 func (n *node) child(path string, old, new *apiextv1.JSONSchemaProps, branch bool, segs ...any) {
-	c := &node{e: n.e, version: n.version, old: old, new: new, path: path, rel: &relStep{parent: n.rel, segs: segs}}
+	c := &node{e: n.e, version: n.version, old: old, new: new, path: path, rel: &relStep{parent: n.rel, segs: segs}, parent: n}
 	if branch {
 		c.inBranch, c.underBranch = true, n.underBranch
 	} else {
@@ -164,6 +169,7 @@ func (n *node) emit(r *Rule, side finding.Side, at crd.Path, before, after any, 
 func (n *node) emitAt(r *Rule, path string, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
 	f := n.e.add(r, n.version, path, side, at, before, after, fmt.Sprintf(format, args...))
 	f.Ratchetable = r.Ratchetable && !n.underBranch
+	f.Builtin = n.builtinName(path, side)
 	return f
 }
 

@@ -1,0 +1,103 @@
+package rules
+
+import (
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/k8stypes"
+)
+
+// Embedded built-in Kubernetes types (DESIGN §7): a schema node is recognised as a field of a
+// built-in type by structure, from the data package k8stypes reads from k8s.io/api; the rules
+// here only ask it.
+
+var upstreamDefaultAdded = &Rule{
+	ID: "upstream-default-added", Severity: finding.Info, Level: PropertyLevel,
+	Summary: "A field of an embedded Kubernetes type got the default k8s.io/api declares for it.",
+	Doc:     "A CRD that embeds a built-in Kubernetes type (a PodTemplateSpec, a Volume, a Container) copies the `+default=` markers of the k8s.io/api it is generated from: upgrading k8s.io/api adds defaults such as `protocol: TCP` on container ports or `name: \"\"` on local object references. The API server gives the objects built from the template (the Pods, Services, volumes the controller creates) the same default when they are created, so nothing changes for them. Only a field recognised, by structure, as that built-in type's field and a value equal to k8s.io/api's default qualify; any other default stays `default-added`.",
+}
+
+var builtinRules = []*Rule{upstreamDefaultAdded}
+
+// place is what built-in type field this node is on one side, worked out once per node and
+// only when a finding asks: a recognised parent's property, items or values, else the node
+// recognised on its own.
+func (n *node) place(side finding.Side) k8stypes.Place {
+	i, schema := 1, n.new
+	if side == finding.Base {
+		i, schema = 0, n.old
+	}
+	if p := n.places[i]; p != nil {
+		return *p
+	}
+	var p k8stypes.Place
+	set := k8stypes.Builtin()
+	switch {
+	case n.parent == nil:
+		p = set.Standalone(schema)
+	case n.inBranch:
+		p = n.parent.place(side) // a branch of allOf/anyOf/oneOf/not is its node
+	default:
+		pp := n.parent.place(side)
+		if pp.Known() && n.rel != nil && len(n.rel.segs) > 0 {
+			switch n.rel.segs[0] {
+			case "properties":
+				p = set.Property(pp, n.rel.segs[1].(string))
+			case "items":
+				p = set.Items(pp)
+			case "additionalProperties":
+				p = set.Values(pp)
+			}
+		}
+		if !p.Known() {
+			p = set.Standalone(schema)
+		}
+	}
+	n.places[i] = &p
+	return p
+}
+
+// builtinName names the built-in type field a finding at path is about (this node, or one of
+// its properties), on the finding's side first: "" when it is none.
+func (n *node) builtinName(path string, side finding.Side) string {
+	other := finding.Head
+	if side == finding.Head {
+		other = finding.Base
+	}
+	for _, s := range []finding.Side{side, other} {
+		if name := n.placeOf(path, s).Name(); name != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// placeOf is the place of this node (path == n.path) or of its property at path.
+func (n *node) placeOf(path string, side finding.Side) k8stypes.Place {
+	if path == n.path {
+		return n.place(side)
+	}
+	prefix := n.path + "."
+	if n.path == "." {
+		prefix = "."
+	}
+	name, ok := strings.CutPrefix(path, prefix)
+	if !ok || strings.ContainsAny(name, ".[") {
+		return k8stypes.Place{}
+	}
+	return k8stypes.Builtin().Property(n.place(side), name)
+}
+
+// upstreamDefault says whether the new default of this node is the default k8s.io/api
+// declares for the built-in type field the new schema's node is. The old schema need not be
+// recognised: it was generated from an older k8s.io/api, which may have had fields since
+// removed (PodResourceClaim.source).
+func (n *node) upstreamDefault(w *apiextv1.JSON) (k8stypes.Place, bool) {
+	if w == nil {
+		return k8stypes.Place{}, false
+	}
+	p := n.place(finding.Head)
+	return p, p.Upstream(w.Raw)
+}
