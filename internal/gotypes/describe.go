@@ -57,13 +57,60 @@ func Describe(t Tree, dirs []string, key func(dir string) string) ([]*k8stypes.T
 		out = append(out, ty)
 		count[ty.Name]++
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	for _, ty := range out {
 		if count[ty.Name] > 1 {
 			ty.Name = ty.Key
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	nameIn(out)
 	return out, nil
+}
+
+// nameIn turns each inline field's declaring type into the name messages use: the type
+// itself (Volume's configMap is VolumeSource.configMap), or, for an inline-only copy of another
+// type (EphemeralContainerCommon is Container's fields), that type, so that one change of
+// Container.image is one change in containers and ephemeralContainers alike.
+func nameIn(types []*k8stypes.Type) {
+	byKey := map[string]*k8stypes.Type{}
+	sig := map[string]*k8stypes.Type{} // fields → the first non-inline type with them
+	for _, ty := range types {
+		byKey[ty.Key] = ty
+		if !ty.Inline {
+			k := signature(ty)
+			if _, ok := sig[k]; !ok {
+				sig[k] = ty
+			}
+		}
+	}
+	for _, ty := range types {
+		for i := range ty.Fields {
+			f := &ty.Fields[i]
+			if f.In == "" {
+				continue
+			}
+			in := byKey[f.In]
+			if in == nil { // a type of a package read only for what it names (meta/v1.TypeMeta)
+				f.In = f.In[strings.LastIndex(f.In, ".")+1:]
+				continue
+			}
+			if same, ok := sig[signature(in)]; ok && in.Inline {
+				in = same
+			}
+			f.In = in.Name
+		}
+	}
+}
+
+// signature is a type's fields as JSON, without where they are declared.
+func signature(ty *k8stypes.Type) string {
+	fs := make([]k8stypes.Field, len(ty.Fields))
+	for i, f := range ty.Fields {
+		f.In = ""
+		fs[i] = f
+	}
+	b, _ := json.Marshal(fs)
+	return string(b)
 }
 
 type describer struct {
@@ -120,6 +167,9 @@ func (d *describer) fields(st *ast.StructType, in *file, depth int) ([]k8stypes.
 			more, err := d.fields(inner, dc.file, depth+1)
 			if err != nil {
 				return nil, err
+			}
+			for i := range more {
+				more[i].In = cmpOr(more[i].In, d.keyOf(dc)) // the innermost type declares it
 			}
 			out = append(out, more...)
 			continue

@@ -20,13 +20,18 @@ type Place struct {
 // Known reports whether the node was recognised.
 func (p Place) Known() bool { return p.Shape != nil }
 
-// Name is how the node is named in messages and change names: Container.env, Container.env[*];
+// Name is how the node is named in messages and change names: Container.env, Container.env[*],
+// after the type that declares the field (LocalObjectReference.name in a SecretKeySelector);
 // "" for a node that is no field of a built-in type.
 func (p Place) Name() string {
 	if p.Owner == nil || p.Field == nil {
 		return ""
 	}
-	return p.Owner.Name + "." + p.Field.JSON + p.Suffix
+	owner := p.Owner.Name
+	if p.Field.In != "" {
+		owner = p.Field.In
+	}
+	return owner + "." + p.Field.JSON + p.Suffix
 }
 
 // Upstream says whether def (a JSON value) is the default k8s.io/api declares for the field

@@ -37,6 +37,9 @@ type Type struct {
 type Field struct {
 	JSON  string `json:"json"`
 	Shape Shape  `json:"shape"`
+	// In names the type that declares the field when it comes from an inline embedded one
+	// (ConfigMapKeySelector's name is LocalObjectReference's): the field is named after it.
+	In string `json:"in,omitempty"`
 	// Default is the +default= value k8s.io/api declares, as JSON (ref(Const) resolved).
 	Default json.RawMessage `json:"default,omitempty"`
 	// ListType and ListMapKeys are the field's +listType and +listMapKey markers.
