@@ -13,16 +13,16 @@ import (
 // special are the types whose schema controller-gen writes by hand rather than from their Go
 // structure, by import path and name.
 var special = map[string]string{
-	"k8s.io/apimachinery/pkg/api/resource.Quantity":     k8stypes.KindIntOrString,
-	"k8s.io/apimachinery/pkg/util/intstr.IntOrString":   k8stypes.KindIntOrString,
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":         k8stypes.KindString,
-	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":    k8stypes.KindString,
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":     k8stypes.KindString,
-	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":     k8stypes.KindAny,
-	"k8s.io/apimachinery/pkg/runtime.RawExtension":      k8stypes.KindAny,
-	"k8s.io/apimachinery/pkg/types.UID":                 k8stypes.KindString,
-	"k8s.io/apimachinery/pkg/types.NodeName":            k8stypes.KindString,
-	"k8s.io/apimachinery/pkg/apis/meta/v1.Fields":       k8stypes.KindAny,
+	"k8s.io/apimachinery/pkg/api/resource.Quantity":   k8stypes.KindIntOrString,
+	"k8s.io/apimachinery/pkg/util/intstr.IntOrString": k8stypes.KindIntOrString,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Time":       k8stypes.KindString,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.MicroTime":  k8stypes.KindString,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Duration":   k8stypes.KindString,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.FieldsV1":   k8stypes.KindAny,
+	"k8s.io/apimachinery/pkg/runtime.RawExtension":    k8stypes.KindAny,
+	"k8s.io/apimachinery/pkg/types.UID":               k8stypes.KindString,
+	"k8s.io/apimachinery/pkg/types.NodeName":          k8stypes.KindString,
+	"k8s.io/apimachinery/pkg/apis/meta/v1.Fields":     k8stypes.KindAny,
 }
 
 // Describe reads the exported struct types of the packages in dirs (folders of the tree) and
