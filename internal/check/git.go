@@ -86,7 +86,8 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			return nil, err
 		}
 	}
-	samples := source.Filter{Paths: o.Samples, Exclude: o.Filter.Exclude}
+	// Samples are read where CRDs are: what exclude and the test folders leave out is not read.
+	samples := source.Filter{Paths: o.Samples, Exclude: o.Filter.Exclude, SkipTests: o.Filter.SkipTests}
 	main, err := repo.CompareWorking(mb, head, o.Filter, working, &samples)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	var notices []string
-	if main.New.Objects, notices, err = repo.Objects(head, groups, o.Samples, o.Filter.Exclude); err != nil {
+	if main.New.Objects, notices, err = repo.Objects(head, groups, samples); err != nil {
 		return nil, err
 	}
 	main.New.Notices = append(main.New.Notices, notices...)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/policy"
 )
 
 // A sample the base schema already refused with the same errors is not the change's problem,
@@ -150,6 +152,36 @@ func TestGitChangedBlobUnreadable(t *testing.T) {
 			if f := res.Findings[len(res.Findings)-1]; f.Message != want {
 				t.Errorf("message %q, want %q", f.Message, want)
 			}
+			if !slices.Equal(res.Notices, tc.notices) {
+				t.Errorf("notices %q, want %q", res.Notices, tc.notices)
+			}
+		})
+	}
+}
+
+// With the default configuration the objects of test folders are not read at all, like their
+// CRDs; an exclude list of one's own reads them, and they are counted, never validated.
+func TestGitSamplesInTestFoldersNotRead(t *testing.T) {
+	for _, tc := range []struct {
+		config  string
+		notices []string
+	}{
+		{"", nil},
+		{"exclude: []\n", []string{"1 object(s) in test folders were not validated as samples"}},
+	} {
+		t.Run(tc.config, func(t *testing.T) {
+			cfg, err := policy.Parse([]byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := newTestRepo(t)
+			tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/old.yaml"))
+			tr.Write("test/e2e/widget.yaml", []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: seven\n  namespace: default\nspec:\n  size: 7\n"))
+			tr.Branch("main", tr.Commit("base"))
+			tr.Write("config/crd/widgets.yaml", caseFile(t, "sample-invalid/maximum-lowered/new.yaml"))
+			tr.Commit("lower the maximum")
+			res := tr.check(GitOptions{Base: "main", Filter: cfg.Filter()})
+			assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
 			if !slices.Equal(res.Notices, tc.notices) {
 				t.Errorf("notices %q, want %q", res.Notices, tc.notices)
 			}

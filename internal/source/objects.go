@@ -10,9 +10,9 @@ import (
 )
 
 // Objects reads the Kubernetes objects of a commit that may be custom resources of the given API
-// groups: from the files matching globs when there are any, else from every YAML or JSON file
-// that mentions one of the groups. Excluded paths are never read.
-func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*crd.Object, []string, error) {
+// groups: from the files the filter allows (its Paths are the samples globs; none: every YAML or
+// JSON file) that mention one of the groups. What the filter leaves out is never read.
+func (r *Repo) Objects(c *object.Commit, groups []string, filter Filter) ([]*crd.Object, []string, error) {
 	if len(groups) == 0 {
 		return nil, nil, nil
 	}
@@ -43,7 +43,6 @@ func (r *Repo) Objects(c *object.Commit, groups, globs, exclude []string) ([]*cr
 		}
 		return false
 	}
-	filter := Filter{Paths: globs, Exclude: exclude}
 	var (
 		out     []*crd.Object
 		notices []string
