@@ -377,7 +377,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		}
 	}
 	if getenv("GITHUB_STEP_SUMMARY") != "" {
-		r.gha.AddStepSummary(summary)
+		r.gha.AddStepSummary(github.StepSummary(rep, headline))
 	}
 	r.outputs(workspace, &rep, result)
 	r.logf("%s", title)

@@ -166,7 +166,7 @@ func TestEveryChannelPlacesAlike(t *testing.T) {
 	for _, d := range rd.Diagnostics {
 		add("rdjson", d.Location.Path, d.Location.Range.Start.Line, d.Code.Value)
 	}
-	cellRE := regexp.MustCompile("`([a-z-]+)` \\|.*\\| ([^|]+?):(\\d+)(?: \\([^|]*\\))? \\|")
+	cellRE := regexp.MustCompile("^\\| (?:❌ error|⚠️ warning) \\| `([a-z-]+)` \\|.*\\| ([^|]+?):(\\d+)(?: \\([^|]*\\))? \\|")
 	for _, l := range strings.Split(string(render("markdown")), "\n") {
 		if m := cellRE.FindStringSubmatch(l); m != nil {
 			add("markdown report", m[2], atoi(t, m[3]), m[1])

@@ -66,7 +66,7 @@ func TestPreCommitHook(t *testing.T) {
 			stage(t, repo, "config/crd/widgets.yaml")
 			const staged = "compared the working tree: 1 manifest differs from HEAD (uncommitted): config/crd/widgets.yaml"
 			code, stdout, stderr = runCLI(t, args[1:]...)
-			if code != 1 || !strings.Contains(stdout, "field-removed .spec.name  config/crd/widgets.yaml:32 (base)") || !strings.Contains(stdout, staged) {
+			if code != 1 || !strings.Contains(stdout, "field-removed .spec.name  config/crd/widgets.yaml:32 (removed; was line 32)") || !strings.Contains(stdout, staged) {
 				t.Errorf("staged breaking change: exit %d\n%s%s", code, stdout, stderr)
 			}
 

@@ -25,7 +25,7 @@ func TestCheckComparesUncommittedEdits(t *testing.T) {
 	if want := "compared the working tree (HEAD " + main.String()[:12] + " with uncommitted changes) with main " + main.String()[:12] + " (the merge base)"; lines[0] != want {
 		t.Errorf("first line %q, want %q", lines[0], want)
 	}
-	if !strings.Contains(stdout, "  error   v1 field-removed .spec.name  config/crd/widgets.yaml:32 (base)") ||
+	if !strings.Contains(stdout, "  error   v1 field-removed .spec.name  config/crd/widgets.yaml:32 (removed; was line 32)") ||
 		!strings.Contains(stdout, "notice: compared the working tree: 1 manifest differs from HEAD (uncommitted): config/crd/widgets.yaml\n") {
 		t.Errorf("output:\n%s", stdout)
 	}

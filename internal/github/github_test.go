@@ -262,8 +262,12 @@ func TestCheckRunBatchesAndLimits(t *testing.T) {
 		fs = append(fs, f)
 	}
 	summary := Summary(report.Report{Findings: fs, CRDs: 1}, "")
-	if len(summary) > MaxSummaryBytes || !strings.Contains(summary, "more changes") {
-		t.Fatalf("summary is %d bytes, or lacks the overflow line", len(summary))
+	listed := strings.Count(summary, "\n- widgets.example.com `field-removed` v1 ")
+	more := fmt.Sprintf("\n%d more breaking changes could not be listed within GitHub's limit of 65535 characters.\n"+
+		"Not shown here (GitHub's limit of 65535 characters): the details of 1200 breaking changes. Read them in full: %s.\n", 1200-listed, summaryElsewhere)
+	if len(summary) > MaxSummaryBytes || !strings.HasSuffix(summary, more+"\n**Verdict: fail** — fix the changes above, or acknowledge them with "+
+		"the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n") || listed < 500 {
+		t.Fatalf("summary is %d bytes, or does not end in the overflow line %q:\n%s", len(summary), more, summary[len(summary)-1000:])
 	}
 	id, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("f", 40))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/report"
 )
@@ -19,6 +20,7 @@ const (
 	MaxBodyChars     = 65536
 	maxMessageBytes  = 4096
 	maxValueRunes    = 200
+	bodyReserve      = 1000 // for what follows the list of a body: the doc link, the markers
 	DefaultDocsURL   = "https://github.com/crdguard/crdguard/blob/main/docs/rules.md"
 	fingerprintLabel = "crdguard:fp="
 )
@@ -60,6 +62,15 @@ func instanceTag(instance string) string {
 // CommentBody is one finding as a review comment: rule, what changed, why it breaks and what to
 // do (the message), before → after, a link to the rule's doc, and the hidden fingerprint fp.
 func CommentBody(f *finding.Finding, fp, docsURL string) string {
+	return commentBody(&planned{f: f, fp: fp}, docsURL)
+}
+
+// commentBody is CommentBody for a planned comment, which also names the findings of pl.same
+// (the rule at the same place with other values, each with its message and values, so that none
+// is hidden behind the first) and lists in a collapsed block every place of the change in the
+// file (pl.places besides pl.f).
+func commentBody(pl *planned, docsURL string) string {
+	f, same, fp := pl.f, pl.same, pl.fp
 	var b strings.Builder
 	fmt.Fprintf(&b, "**crdguard** %s `%s`", f.Severity, f.Rule)
 	if where := location(f); where != "" {
@@ -75,6 +86,33 @@ func CommentBody(f *finding.Finding, fp, docsURL string) string {
 	}
 	if also := report.AlsoIn(*f); also != "" {
 		fmt.Fprintf(&b, "\n\n**Also in:** %s", report.Escape(also))
+	}
+	if len(same) > 0 {
+		fmt.Fprintf(&b, "\n\n**%s of `%s` here:**\n", report.Count(len(same), "more finding"), f.Rule)
+		for i, o := range same {
+			line := "\n- " + report.Escape(truncate(o.Message, maxMessageBytes))
+			if ba := report.BeforeAfter(o, maxValueRunes, report.Escape); ba != "" {
+				line += " (" + ba + ")"
+			}
+			if len(line)+b.Len() > MaxBodyChars-bodyReserve {
+				fmt.Fprintf(&b, "\n- … and %d more: the check run lists them", len(same)-i)
+				break
+			}
+			b.WriteString(line)
+		}
+	}
+	if len(pl.places) > 0 {
+		all := append([]*finding.Finding{f}, pl.places...)
+		fmt.Fprintf(&b, "\n\n<details><summary>%s of this change in this file</summary>\n\n", change.Places(len(all)))
+		for i, o := range all {
+			line := "- " + report.Escape(report.PlaceLine(o)) + "\n"
+			if len(line)+b.Len() > MaxBodyChars-bodyReserve {
+				fmt.Fprintf(&b, "- … and %d more: the check run lists them\n", len(all)-i)
+				break
+			}
+			b.WriteString(line)
+		}
+		b.WriteString("\n</details>")
 	}
 	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(fp))
 	return b.String()
@@ -100,11 +138,26 @@ func location(f *finding.Finding) string {
 	return strings.Join(parts, " ")
 }
 
-// Summary is the check run's (and the step summary's) Markdown: the grouped report (each
-// change once, its places counted) within MaxSummaryBytes, with headline under the title; what
-// does not fit is counted in a last line that points at the full report.
+// MaxStepSummaryBytes keeps the step summary within GitHub's 1 MiB per step, with room for
+// what other steps of the job append.
+const MaxStepSummaryBytes = 1000 << 10
+
+// Where the check run's summary and the step summary send readers for what they cut.
+const (
+	summaryElsewhere = "the job's step summary (up to 1 MiB) and the action's `report` output, crdguard-report.json, which has every finding"
+	stepElsewhere    = "the action's `report` output, crdguard-report.json, which has every finding"
+)
+
+// Summary is the check run's Markdown: the grouped report (each change once, its places
+// counted) within MaxSummaryBytes, with headline under the title — every CRD and every breaking
+// change first, then details by severity; what does not fit is counted and pointed to.
 func Summary(r report.Report, headline string) string {
-	return report.MarkdownWithin(r, MaxSummaryBytes, headline)
+	return report.MarkdownWithin(r, MaxSummaryBytes, headline, summaryElsewhere)
+}
+
+// StepSummary is the same report for the job's step summary, within MaxStepSummaryBytes.
+func StepSummary(r report.Report, headline string) string {
+	return report.MarkdownWithin(r, MaxStepSummaryBytes, headline, stepElsewhere)
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
@@ -73,12 +75,17 @@ const (
 
 // planned is one new finding and where it goes.
 type planned struct {
-	f     *finding.Finding
-	fp    string
-	where placement
-	path  string
-	line  int
-	side  string
+	f *finding.Finding
+	// same are the other findings with f's fingerprint: one rule at one place with other values
+	// (an enum losing red and green). The comment names every one of them.
+	same []*finding.Finding
+	// places are the other places of f's change in its file, which the comment lists.
+	places []*finding.Finding
+	fp     string
+	where  placement
+	path   string
+	line   int
+	side   string
 }
 
 // Review posts the findings at warning or above that are not posted yet: inline where their line
@@ -128,9 +135,11 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 
 	current := map[string]bool{}
 	var plan []planned
-	// One comment per change and file: the first place of a change in a file carries the others
+	// One comment per change and file: the first place of a change in a file carries the others;
+	// one per fingerprint: the first finding at a place carries those with other values there
 	// (-1: that comment is already on the pull request).
 	byChange := map[string]int{}
+	byFingerprint := map[string]int{}
 	var more [][]*finding.Finding
 	for i := range fs {
 		f := &fs[i]
@@ -138,15 +147,20 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 			continue
 		}
 		fp := Fingerprint(f, p.Instance)
-		if current[fp] {
+		if j, ok := byFingerprint[fp]; ok {
+			if j >= 0 {
+				plan[j].same = append(plan[j].same, f)
+			}
 			continue
 		}
 		current[fp] = true
+		byFingerprint[fp] = -1
 		key := f.Change + "\x00" + f.Location.File
 		if j, ok := byChange[key]; ok && f.Change != "" {
 			if j >= 0 {
 				more[j] = append(more[j], f)
 			}
+			byFingerprint[fp] = j // its other values go to that comment too
 			continue
 		}
 		byChange[key] = -1
@@ -155,11 +169,12 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 			continue
 		}
 		byChange[key] = len(plan)
+		byFingerprint[fp] = len(plan)
 		plan = append(plan, place(f, fp, diff))
 		more = append(more, nil)
 	}
 	for i := range plan {
-		plan[i].f = withPlaces(plan[i].f, more[i])
+		plan[i].f, plan[i].places = withPlaces(plan[i].f, more[i]), more[i]
 	}
 	nInline, nFile := 0, 0
 	for i := range plan {
@@ -182,7 +197,7 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 		if pl.where != fileLevel {
 			continue
 		}
-		if err := p.API.CreateFileComment(ctx, pr.Number, pr.HeadSHA, pl.path, CommentBody(pl.f, pl.fp, p.docsURL())); err != nil {
+		if err := p.API.CreateFileComment(ctx, pr.Number, pr.HeadSHA, pl.path, commentBody(pl, p.docsURL())); err != nil {
 			if IsForbidden(err) {
 				return res, err
 			}
@@ -235,7 +250,7 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 		switch plan[i].where {
 		case inline:
 			pl := &plan[i]
-			comments = append(comments, Comment{Path: pl.path, Line: pl.line, Side: pl.side, Body: CommentBody(pl.f, pl.fp, p.docsURL())})
+			comments = append(comments, Comment{Path: pl.path, Line: pl.line, Side: pl.side, Body: commentBody(pl, p.docsURL())})
 		case inBody:
 			body = append(body, &plan[i])
 		}
@@ -349,7 +364,9 @@ func reviewMarker(pr PR, comments []Comment, body []*planned) string {
 }
 
 // reviewBody introduces the review and lists the findings that have no inline comment, each
-// with its fingerprint, within GitHub's body limit.
+// with its fingerprint, within GitHub's body limit: errors first, every one listed, their
+// messages cut shorter rather than any finding left out; only when even the lines without a
+// message do not fit are the last (least serious) counted instead.
 func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 	var b strings.Builder
 	n := len(items) + inlineCount
@@ -358,17 +375,67 @@ func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 		fmt.Fprintf(&b, " %d %s commented inline.", inlineCount, map[bool]string{true: "is", false: "are"}[inlineCount == 1])
 	}
 	b.WriteString(" The check run has the full report.\n")
-	const reserve = 300
-	for i, pl := range items {
-		f := pl.f
-		line := fmt.Sprintf("\n- **%s** `%s` %s (%s): %s [doc](%s#%s) %s", f.Severity, f.Rule, location(f),
-			report.Escape(report.Where(f)), report.Escape(truncate(f.Message, maxMessageBytes)),
-			docsURL, f.Rule, marker(pl.fp))
-		if len([]rune(b.String()))+len([]rune(line)) > MaxBodyChars-reserve {
-			fmt.Fprintf(&b, "\n\n%d more not listed here: see the check run.", len(items)-i)
-			break
+	items = slices.Clone(items)
+	slices.SortStableFunc(items, func(a, b *planned) int { return int(b.f.Severity) - int(a.f.Severity) })
+	room := MaxBodyChars - bodyReserve - utf8.RuneCountInString(b.String())
+	// The longest message that lets every line fit: halved until they do, down to none.
+	for _, most := range []int{maxMessageBytes, 2048, 1024, 512, 256, 128, 64, 0} {
+		var lines []string
+		total := 0
+		for _, pl := range items {
+			l := bodyLine(pl, most, docsURL)
+			lines = append(lines, l)
+			total += utf8.RuneCountInString(l)
 		}
-		b.WriteString(line)
+		if total <= room || most == 0 {
+			return b.String() + fitLines(lines, room)
+		}
 	}
 	return b.String()
+}
+
+// fitLines joins lines within room runes, counting those that do not fit.
+func fitLines(lines []string, room int) string {
+	var b strings.Builder
+	used := 0
+	for i, l := range lines {
+		if used+utf8.RuneCountInString(l) > room {
+			fmt.Fprintf(&b, "\n\n%d more not listed here: see the check run.", len(lines)-i)
+			break
+		}
+		used += utf8.RuneCountInString(l)
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// maxBodyPlaces bounds the places of a change the review body lists for one file.
+const maxBodyPlaces = 20
+
+// bodyLine is one finding of the review body, its message (and those of the findings at its
+// place with other values) cut to n bytes, none when n is 0.
+func bodyLine(pl *planned, n int, docsURL string) string {
+	f := pl.f
+	msg := ""
+	if n > 0 {
+		msg = ": " + report.Escape(truncate(f.Message, n))
+		for _, o := range pl.same {
+			msg += "; also: " + report.Escape(truncate(o.Message, n))
+		}
+	} else if len(pl.same) > 0 {
+		msg = fmt.Sprintf(" (and %s at this place)", report.Count(len(pl.same), "more finding"))
+	}
+	if len(pl.places) > 0 { // short, and every place of the change in the file: always listed
+		var ps []string
+		for i, o := range append([]*finding.Finding{f}, pl.places...) {
+			if i == maxBodyPlaces {
+				ps = append(ps, fmt.Sprintf("and %d more", len(pl.places)+1-i))
+				break
+			}
+			ps = append(ps, report.Escape(report.PlaceLine(o)))
+		}
+		msg += " — at " + strings.Join(ps, "; ")
+	}
+	return fmt.Sprintf("\n- **%s** `%s` %s (%s)%s [doc](%s#%s) %s", f.Severity, f.Rule, location(f),
+		report.Escape(report.Where(f)), msg, docsURL, f.Rule, marker(pl.fp))
 }

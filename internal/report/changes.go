@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -153,15 +152,16 @@ func allGroups(cs []crdChanges) []change.Group {
 	return out
 }
 
-// placeLine is one place of a change: version, path and file:line.
-func placeLine(f *finding.Finding) string {
+// PlaceLine is one place of a change: version, path and file:line as every human format writes
+// it (Where), with the other copies it is in.
+func PlaceLine(f *finding.Finding) string {
 	parts := []string{}
 	for _, p := range []string{f.Version, f.Path} {
 		if p != "" {
 			parts = append(parts, p)
 		}
 	}
-	parts = append(parts, fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line))
+	parts = append(parts, Where(f))
 	if also := AlsoIn(*f); also != "" {
 		parts = append(parts, "also "+also)
 	}

@@ -105,13 +105,25 @@ func Write(w io.Writer, format string, r Report) error {
 	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(Formats, ", "))
 }
 
-// Summary counts findings by severity.
+// Summary counts findings by severity: Error, Warning and Info count findings (one per place,
+// and per copy compared apart); the …Changes and …Places fields count as the text and Markdown
+// reports do, each change once and the places it is at.
 type Summary struct {
 	CRDs    int `json:"crds"`
 	Error   int `json:"error"`
 	Warning int `json:"warning"`
 	Info    int `json:"info"`
 	Ignored int `json:"ignored"`
+	// ErrorChanges, WarningChanges and InfoChanges count each change once (the findings that
+	// share a change ID are one), as the text and Markdown reports do.
+	ErrorChanges   int `json:"errorChanges"`
+	WarningChanges int `json:"warningChanges"`
+	InfoChanges    int `json:"infoChanges"`
+	// ErrorPlaces, WarningPlaces and InfoPlaces count the places of those changes: each finding,
+	// and each further copy of its CRD that it was compared once for.
+	ErrorPlaces   int `json:"errorPlaces"`
+	WarningPlaces int `json:"warningPlaces"`
+	InfoPlaces    int `json:"infoPlaces"`
 }
 
 // Count writes n and the noun, in the plural unless n is 1: "1 CRD", "4 errors".
@@ -138,6 +150,19 @@ func Summarize(r Report) Summary {
 			s.Warning++
 		default:
 			s.Info++
+		}
+	}
+	for _, g := range allGroups(byCRD(r.Findings, finding.Info)) {
+		switch g.First().Severity {
+		case finding.Error:
+			s.ErrorChanges++
+			s.ErrorPlaces += g.Count()
+		case finding.Warning:
+			s.WarningChanges++
+			s.WarningPlaces += g.Count()
+		default:
+			s.InfoChanges++
+			s.InfoPlaces += g.Count()
 		}
 	}
 	return s

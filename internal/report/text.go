@@ -33,7 +33,7 @@ func Text(w io.Writer, r Report) error {
 		tw.printf("%s: %s\n", orDash(plain(c.CRD), "(unnamed document)"), Tally(c.Groups))
 		for _, g := range c.Groups {
 			f := g.First()
-			tw.printf("  %-7s %s %s %s  %s:%d (%s)\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(f.Location.File), f.Location.Line, f.Location.Side)
+			tw.printf("  %-7s %s %s %s  %s\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(Where(f)))
 			msg := f.Message
 			if !r.Verbose {
 				msg = ab.cutQuoted(msg)
@@ -53,7 +53,7 @@ func Text(w io.Writer, r Report) error {
 			case r.Verbose && len(g.Places) > 1:
 				tw.printf("          at %s:\n", change.Places(g.Count()))
 				for _, p := range g.Places {
-					tw.printf("            %s\n", plain(placeLine(p)))
+					tw.printf("            %s\n", plain(PlaceLine(p)))
 				}
 			case g.Count() > 1:
 				tw.printf("          at %s\n", plain(g.Where()))
