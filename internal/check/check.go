@@ -44,7 +44,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 			broken[p.Name] = true
 		}
 	}
-	for _, p := range once(new.Problems) {
+	for _, p := range headUnread.problems {
 		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
 	}
 	for _, d := range newDups {
@@ -98,6 +98,9 @@ type unread struct {
 	findings []finding.Finding
 	// notices name the base problems the head has at the same file: its invalid-crd says them.
 	notices []string
+	// problems are the side's problems once each (see once), named by their counterpart when
+	// they name nothing.
+	problems []crd.Problem
 }
 
 // unreadable collects the inputs of one side that held CRDs and could not be read: documents
@@ -150,6 +153,7 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 	}
 	noticed := map[string]bool{}
 	for _, p := range once(t.Problems) {
+		u.problems = append(u.problems, nameOf(p))
 		switch {
 		case side == finding.Head: // the head's problems are invalid-crd of their own
 		case fileHasProblem(other, p.File):
@@ -164,6 +168,14 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 				what = "is fixed in head: its CRDs are compared with nothing, as if new; review them by hand against what clusters run"
 			}
 			u.notices = append(u.notices, fmt.Sprintf("%s did not parse in base and %s (line %d: %s)", p.File, what, p.Line, p.Message))
+		}
+	}
+	for _, p := range t.Unknown {
+		// Only where the other side has CRDs at its place is something at stake; else the
+		// notice alone says what was skipped.
+		before := len(u.names)
+		if q := unknown(p); len(u.names) > before {
+			u.findings = append(u.findings, rules.Unreadable(q, side))
 		}
 	}
 	for _, p := range once(t.Unread) {
@@ -223,5 +235,30 @@ func newCopies(old *source.Tree, pairs []crd.Pair, perPair [][]finding.Finding) 
 				f.Message = fmt.Sprintf("a new copy of CRD %s, which the base defines at %s:%d: a copy at a new path is new there (a second bundle, a chart, a release file) and is compared with nothing; its other copies are compared with their own counterparts", p.New.Name, at.File, at.LineOf(crd.Path{"metadata", "name"}))
 			}
 		}
+	}
+}
+
+// NamedInputs fails closed on the inputs a user named (crdguard diff): a CRD the head's files
+// hold but crdguard could not read (a templated schema), and that no readable copy in head
+// stands for, is an invalid-crd error even when the base could not read it either or lacks it.
+// A git comparison leaves those to a notice, as most templated CRDs are Helm's to render.
+func NamedInputs(res *Result, new *source.Tree) {
+	readable := map[string]bool{}
+	for _, c := range new.CRDs {
+		readable[c.Name] = true
+	}
+	added := false
+	for _, p := range new.Unread {
+		reported := slices.ContainsFunc(res.Findings, func(f finding.Finding) bool {
+			return f.Rule == rules.InvalidCRD && f.Location.Side == finding.Head && f.Location.File == p.File && f.Location.Line == p.Line
+		})
+		if reported || p.Name != "" && readable[p.Name] {
+			continue
+		}
+		res.Findings = append(res.Findings, rules.Unreadable(p, finding.Head))
+		added = true
+	}
+	if added {
+		finding.Sort(res.Findings)
 	}
 }

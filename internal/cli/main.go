@@ -242,6 +242,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if newErr != nil {
 		return c.fail(newErr)
 	}
+	if err := nothingToCompare(pos, old, new); err != nil {
+		return c.fail(err)
+	}
 	res := check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
 	if live != nil {
 		stored, err := check.Stored(ctx, old, new, cluster.stored(live, cfg))
@@ -250,6 +253,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		}
 		res = merged(res, stored)
 	}
+	check.NamedInputs(&res, new)
 	check.DirSources(&res, old, new)
 	return c.finish(cfg, res, nil)
 }
@@ -266,4 +270,26 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 		return exitTool
 	}
 	return exitOK
+}
+
+// nothingToCompare refuses two inputs of which neither holds a CRD, nor anything that could be
+// one and could not be read: a comparison of nothing would pass whatever the user meant to
+// compare (a wrong file, a wrong folder), so it is a usage error, not a verdict.
+func nothingToCompare(pos []string, old, new *source.Tree) error {
+	for _, t := range []*source.Tree{old, new} {
+		if len(t.CRDs)+len(t.Problems)+len(t.Unread) > 0 {
+			return nil
+		}
+	}
+	var skipped []string // what was not read, when that is why
+	for _, n := range append(append([]string{}, old.Notices...), new.Notices...) {
+		if !strings.HasSuffix(n, source.NoCRDNotice) {
+			skipped = append(skipped, n)
+		}
+	}
+	why := ""
+	if len(skipped) > 0 {
+		why = " (" + strings.Join(skipped, "; ") + ")"
+	}
+	return fmt.Errorf("nothing to compare: neither %s nor %s holds a CustomResourceDefinition%s; name the files or folders that hold your CRDs", pos[0], pos[1], why)
 }

@@ -9,67 +9,112 @@ import (
 	"testing"
 )
 
-// TestUnreadableNeverPasses: whatever makes a CRD file unreadable, on either side, with the other
-// side readable, `diff` never exits 0 and reports exactly one invalid-crd error at that file;
-// the other side's CRD is never taken for added or removed.
+// The endings of the two invalid-crd messages: a side that cannot be read, and a head that the
+// API server would refuse.
+const (
+	baseUnread = ": crdguard cannot read the base version of CRD widgets.example.com, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it"
+	headUnread = ": crdguard cannot read the new version of CRD widgets.example.com, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it"
+	refused    = ": the API server would refuse it; fix the document"
+)
+
+// brokenForms are the ways a CRD file the user names can be unreadable, each with the line and
+// the problem crdguard must report. They are made from testdata/rules/field-removed/leaf/old.yaml.
+var brokenForms = []struct {
+	name    string
+	broken  func(text string) string
+	line    int
+	problem string
+}{
+	{"YAML that does not parse", replace("  group: example.com\n", "  group: [example.com\n"), 6,
+		"YAML does not parse: line 6: did not find expected ',' or ']'"},
+	{"a document that does not decode", replace("served: true", "served: maybe"), 19,
+		`not a valid apiextensions.k8s.io/v1 CustomResourceDefinition: json: cannot unmarshal string into Go struct field CustomResourceDefinitionVersion.spec.versions.served of type bool`},
+	{"a merge key on a scalar", replace("  scope: Namespaced\n", "  scope: Namespaced\n  <<: 5\n"), 17,
+		"map merge requires a mapping or a list of mappings after <<"},
+	{"a templated schema", replace("              size:\n", "{{- if .Values.size }}\n              size:\n{{- end }}\n"), 30,
+		"the schema is templated (Helm or envsubst)"},
+	{"a binary file", func(string) string { return "apiVersion: apiextensions.k8s.io/v1\x00kind: CustomResourceDefinition\n" }, 1,
+		"binary file, not YAML or JSON"},
+	{"a file that is not YAML at all", func(string) string { return "hello: [\nthis is: not YAML\n" }, 3,
+		"YAML does not parse: line 3: did not find expected ',' or ']'"},
+	{"a duplicate top-level key", replace("  scope: Namespaced\n", "  scope: Namespaced\n  scope: Cluster\n"), 17,
+		`duplicate key "scope" in one mapping, first at line 16 (kubectl apply: key "scope" already set in map)`},
+	{"a duplicate metadata.name", replace("  name: widgets.example.com\n", "  name: widgets.example.com\n  name: gadgets.example.com\n"), 5,
+		`duplicate key "name" in one mapping, first at line 4 (kubectl apply: key "name" already set in map)`},
+	{"a duplicate key in a version", replace("    served: true\n", "    served: true\n    served: false\n"), 20,
+		`duplicate key "served" in one mapping, first at line 19 (kubectl apply: key "served" already set in map)`},
+	{"a duplicate key deep in the schema", replace("                type: integer\n", "                type: integer\n                type: string\n"), 32,
+		`duplicate key "type" in one mapping, first at line 31 (kubectl apply: key "type" already set in map)`},
+	{"a duplicate key in a flow mapping", replace("      status: {}\n", "      status: {}\n      scale: {specReplicasPath: .spec.size, specReplicasPath: .spec.n, statusReplicasPath: .status.n}\n"), 23,
+		`duplicate key "specReplicasPath" in one mapping, first at line 23 (kubectl apply: key "specReplicasPath" already set in map)`},
+}
+
+func replace(old, new string) func(string) string {
+	return func(text string) string {
+		if !strings.Contains(text, old) {
+			panic("no " + old)
+		}
+		return strings.Replace(text, old, new, 1)
+	}
+}
+
+// TestUnreadableNeverPasses: whatever makes a CRD file named on the command line unreadable, on
+// either side, with the other side readable, `diff` exits 1 with exactly one invalid-crd error
+// at that file and line, naming the problem; the other side's CRD is never taken for added or
+// removed, and --fail-on never does not turn it into a tool failure or hide it.
 func TestUnreadableNeverPasses(t *testing.T) {
 	plain, err := os.ReadFile("../../testdata/rules/field-removed/leaf/old.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(plain)
-	for _, tc := range []struct {
-		name, broken string
-		line         int
-	}{
-		{"YAML that does not parse", strings.Replace(text, "  group: example.com\n", "  group: [example.com\n", 1), 6},
-		{"a document that does not decode", strings.Replace(text, "served: true", "served: maybe", 1), 19},
-		{"a merge key on a scalar", strings.Replace(text, "  scope: Namespaced\n", "  scope: Namespaced\n  <<: 5\n", 1), 17},
-		{"a templated schema", strings.Replace(text, "              size:\n", "{{- if .Values.size }}\n              size:\n{{- end }}\n", 1), 30},
-		{"a binary file named as the input", "apiVersion: apiextensions.k8s.io/v1\x00kind: CustomResourceDefinition\n", 1},
-	} {
+	for _, tc := range brokenForms {
 		for _, brokenSide := range []string{"base", "head"} {
 			t.Run(tc.name+" in "+brokenSide, func(t *testing.T) {
-				dir := t.TempDir()
-				oldFile, newFile := filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
-				oldText, newText := tc.broken, text
+				oldText, newText := tc.broken(text), text
+				want := "error invalid-crd widgets.example.com old.yaml:" + strconv.Itoa(tc.line) + " base: " + tc.problem + baseUnread
 				if brokenSide == "head" {
-					oldText, newText = text, tc.broken
-				}
-				for f, data := range map[string]string{oldFile: oldText, newFile: newText} {
-					if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
-						t.Fatal(err)
+					oldText, newText = text, tc.broken(text)
+					want = "error invalid-crd widgets.example.com new.yaml:" + strconv.Itoa(tc.line) + " head: " + tc.problem + refused
+					if tc.name == "a templated schema" { // crdguard's limit, not the API server's
+
+						want = strings.TrimSuffix(want, refused) + headUnread
 					}
 				}
+				oldFile, newFile := writePair(t, oldText, newText)
 				code, stdout, stderr := runCLI(t, "diff", "--format", "json", oldFile, newFile)
-				if code == 0 {
-					t.Fatalf("exit 0 with an unreadable %s\n%s%s", brokenSide, stdout, stderr)
+				if code != 1 || stderr != "" {
+					t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
 				}
-				if code == 2 {
-					return // a tool failure that names the file fails the run too
-				}
-				brokenFile := "old.yaml"
-				if brokenSide == "head" {
-					brokenFile = "new.yaml"
-				}
-				got := findingLines(t, stdout)
-				want := []string{"error invalid-crd " + brokenFile + ":" + strconv.Itoa(tc.line) + " " + brokenSide}
-				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Fatalf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				if got := strings.Join(findingLines(t, stdout), "\n"); got != want {
+					t.Fatalf("findings\n%s\nwant\n%s", got, want)
 				}
 			})
 		}
 	}
 }
 
+// writePair writes old.yaml and new.yaml to a new folder.
+func writePair(t *testing.T, oldText, newText string) (oldFile, newFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	oldFile, newFile = filepath.Join(dir, "old.yaml"), filepath.Join(dir, "new.yaml")
+	for f, data := range map[string]string{oldFile: oldText, newFile: newText} {
+		if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return oldFile, newFile
+}
+
 // findingLines renders a JSON report's findings as
-// "severity rule file:line side", file names without their folder.
+// "severity rule crd file:line side: message", file names without their folder.
 func findingLines(t *testing.T, stdout string) []string {
 	t.Helper()
 	var doc struct {
 		Findings []struct {
-			Rule, Severity string
-			Location       struct {
+			Rule, Severity, CRD, Message string
+			Location                     struct {
 				File string
 				Line int
 				Side string
@@ -81,7 +126,106 @@ func findingLines(t *testing.T, stdout string) []string {
 	}
 	var out []string
 	for _, f := range doc.Findings {
-		out = append(out, f.Severity+" "+f.Rule+" "+filepath.Base(f.Location.File)+":"+strconv.Itoa(f.Location.Line)+" "+f.Location.Side)
+		out = append(out, f.Severity+" "+f.Rule+" "+f.CRD+" "+filepath.Base(f.Location.File)+":"+strconv.Itoa(f.Location.Line)+" "+f.Location.Side+": "+f.Message)
 	}
 	return out
+}
+
+// TestBothSidesUnreadable: with both named files unreadable there is nothing crdguard could
+// compare, and the run fails all the same: an error at each file, or at the head's file where
+// the base's problem is crdguard's own (a templated schema is not read on either side).
+func TestBothSidesUnreadable(t *testing.T) {
+	plain, err := os.ReadFile("../../testdata/rules/field-removed/leaf/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range brokenForms {
+		t.Run(tc.name, func(t *testing.T) {
+			broken := tc.broken(string(plain))
+			oldFile, newFile := writePair(t, broken, broken)
+			code, stdout, stderr := runCLI(t, "diff", "--format", "json", oldFile, newFile)
+			if code != 1 || stderr != "" {
+				t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+			}
+			crd, what := "widgets.example.com", "CRD widgets.example.com"
+			if tc.name == "a binary file" || tc.name == "a file that is not YAML at all" {
+				crd, what = "", "the CRDs in this file" // no name can be read
+			}
+			line := strconv.Itoa(tc.line)
+			want := []string{
+				"error invalid-crd " + crd + " new.yaml:" + line + " head: " + tc.problem + refused,
+				"error invalid-crd " + crd + " old.yaml:" + line + " base: " + tc.problem + strings.Replace(baseUnread, "CRD widgets.example.com", what, 1),
+			}
+			if tc.name == "a templated schema" {
+				want = want[:1]
+				want[0] = strings.TrimSuffix(want[0], refused) + headUnread
+			}
+			if got := findingLines(t, stdout); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// TestNothingToCompare: named inputs of which neither holds a CRD are a usage error (exit 2),
+// whatever --fail-on says; a big file that does not look like a CRD is a notice on its own, and
+// an invalid-crd error when the other side's CRD would otherwise look removed.
+func TestNothingToCompare(t *testing.T) {
+	plain, err := os.ReadFile("../../testdata/rules/field-removed/leaf/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	crdFile := write("crd.yaml", string(plain))
+	other := write("other.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+	big := write("big.yaml", "# "+strings.Repeat("x", 16<<20)+"\n")
+	emptyA, emptyB := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	write("a/README.md", "no manifests\n")
+	write("b/values.yaml", "replicas: 1\n")
+	for _, tc := range []struct {
+		name             string
+		args             []string
+		code             int
+		stderr, findings string
+	}{
+		{"two files without a CRD", []string{other, other}, 2,
+			"crdguard diff: nothing to compare: neither " + other + " nor " + other + " holds a CustomResourceDefinition; name the files or folders that hold your CRDs\n", ""},
+		{"not even with --fail-on never", []string{"--fail-on", "never", other, other}, 2,
+			"crdguard diff: nothing to compare: neither " + other + " nor " + other + " holds a CustomResourceDefinition; name the files or folders that hold your CRDs\n", ""},
+		{"two folders without a CRD", []string{emptyA, emptyB}, 2,
+			"crdguard diff: nothing to compare: neither " + emptyA + " nor " + emptyB + " holds a CustomResourceDefinition; name the files or folders that hold your CRDs\n", ""},
+		{"a big file that is no CRD", []string{other, big}, 2,
+			"crdguard diff: nothing to compare: neither " + other + " nor " + big + " holds a CustomResourceDefinition (" + big + ": skipped, larger than 16 MiB and not like a CRD in its first MiB); name the files or folders that hold your CRDs\n", ""},
+		{"a big file in place of a CRD", []string{crdFile, big}, 1, "",
+			"error invalid-crd widgets.example.com big.yaml:1 head: file is larger than the 16 MiB limit and was not read" + headUnread},
+		{"a file without a CRD in place of one", []string{crdFile, other}, 1, "",
+			"error crd-removed widgets.example.com crd.yaml:4 base: CRD widgets.example.com was removed: deleting a CRD from a cluster deletes every object of it; keep the CRD, or make sure its removal is intended and documented"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append([]string{"diff", "--format", "json"}, tc.args...)...)
+			if code != tc.code || stderr != tc.stderr {
+				t.Fatalf("exit %d, want %d\nstderr %q\nwant   %q", code, tc.code, stderr, tc.stderr)
+			}
+			if code == 2 {
+				if stdout != "" {
+					t.Fatalf("stdout %q", stdout)
+				}
+				return
+			}
+			if got := strings.Join(findingLines(t, stdout), "\n"); got != tc.findings {
+				t.Fatalf("findings\n%s\nwant\n%s", got, tc.findings)
+			}
+		})
+	}
 }

@@ -159,6 +159,12 @@ func decodeDocuments(file string, docs []*yaml.Node, merges bool) (crds []*CRD, 
 
 // decodeDocument decodes one document of a file; merges says the file may hold merge keys.
 func decodeDocument(file string, doc *yaml.Node, merges bool) (*CRD, *Problem) {
+	// Duplicates are looked for before merge keys are expanded: the expansion keeps one of each.
+	if top := resolveAlias(doc.Content[0]); top.Kind == yaml.MappingNode && scalarAt(top, "kind") == Kind {
+		if err := duplicateKey(doc); err != nil {
+			return nil, &Problem{File: file, Line: err.line, Name: guessName(doc), Message: err.msg}
+		}
+	}
 	if merges {
 		if err := expandMerges(doc); err != nil {
 			return nil, &Problem{File: file, Line: err.line, Name: guessName(doc), Message: err.msg}

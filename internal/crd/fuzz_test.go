@@ -22,6 +22,9 @@ func addSeeds(f *testing.F, globs ...string) {
 // line, and every definition (not a patch) has a name and an object and can locate its own keys.
 func FuzzParse(f *testing.F) {
 	addSeeds(f, "../../testdata/crd/*", "../../testdata/rules/*/*/new.yaml", "../../testdata/examples/*/*.yaml")
+	// Duplicate keys, at the top, in a flow mapping and next to merge keys.
+	f.Add([]byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nkind: CustomResourceDefinition\nmetadata: {name: a.b, name: a.b}\n"))
+	f.Add([]byte("x: &x {a: 1}\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  <<: *x\n  <<: *x\n  a: 2\n  a: 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		crds, problems := Parse("f.yaml", data)
 		lines := bytes.Count(data, []byte("\n")) + 1

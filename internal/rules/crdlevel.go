@@ -50,7 +50,7 @@ var (
 		Doc:     "Adding short names or categories is safe, as long as they do not collide with other resources.",
 	}
 	invalidCRD = &Rule{
-		ID: "invalid-crd", Severity: finding.Error, Level: CRDLevel,
+		ID: InvalidCRD, Severity: finding.Error, Level: CRDLevel,
 		Summary: "The CRD does not parse, has a key the CRD API does not define, or fails the API server's own validation.",
 		Advice:  "the API server would refuse it; fix the document",
 		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. A key the CRD API does not define (a typo such as x-kubernetes-preserve-unknown-field, or a field of a newer Kubernetes) is refused by kubectl apply's strict field validation and silently dropped by other clients: it never does what its author meant, and a change to it would be invisible; the finding names the key, its line and the nearest known key. Only what the change introduces or makes worse is reported: a problem the base already had, unchanged, is not. With kubernetesVersion set, every CEL rule new in the change (all rules of a new CRD or version, and rewritten ones) that the API server of that Kubernetes version would refuse is reported too (a 1.N server compiles new rules with the CEL environment of 1.(N-1)), naming the function and the first version that accepts it, and so are selectableFields when that version predates them (before 1.30 the API has no such field). Fix the reported line.",
@@ -62,6 +62,9 @@ var (
 		Doc:     "Two different documents with the same metadata.name in one file, or in the resources of one kustomization, overwrite each other when applied, in an order that depends on the tool. Copies in different places (a Helm chart and config/crd, Gateway API's standard and experimental channels, install bundles) are not duplicates: each is compared with its own counterpart. Keep one definition per CRD name in a file or kustomization.",
 	}
 )
+
+// InvalidCRD is the ID of the rule for CRDs that cannot be read or would be refused.
+const InvalidCRD = "invalid-crd"
 
 var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdRemovedFromBundle, crdAdded, namesAdded}
 

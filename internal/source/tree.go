@@ -15,6 +15,9 @@ import (
 	"github.com/crdguard/crdguard/internal/crd"
 )
 
+// NoCRDNotice ends the notice for a file the user named that holds no CRD.
+const NoCRDNotice = ": no CustomResourceDefinition in this file"
+
 // MaxFileSize is the largest file read; bigger files are reported, never loaded. The largest
 // real CRD in the corpus (Gateway API HTTPRoute) is about 340 KB.
 const MaxFileSize = 16 << 20
@@ -36,6 +39,10 @@ type Tree struct {
 	// Unread are the CRDs of skipped templates (name where known, file, line, why): they are
 	// neither removed nor added, and the other side's copy cannot be compared with them.
 	Unread []crd.Problem
+	// Unknown are inputs the user named that were not read and do not look like CRDs (a file
+	// over MaxFileSize): the CRDs of their counterpart on the other side are neither added nor
+	// removed; with no such CRDs, the notice alone says what was skipped.
+	Unknown []crd.Problem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
 	// Input is the file the tree was read from when a comparison names one file (diff a.yaml
@@ -190,6 +197,7 @@ func (t *Tree) merge(p *Tree) {
 	t.Notices = append(t.Notices, p.Notices...)
 	t.Skipped = append(t.Skipped, p.Skipped...)
 	t.Unread = append(t.Unread, p.Unread...)
+	t.Unknown = append(t.Unknown, p.Unknown...)
 	t.Objects = append(t.Objects, p.Objects...)
 	for name, f := range p.facts {
 		if t.facts == nil {
@@ -209,9 +217,15 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 	p := &Tree{facts: map[string]Facts{name: facts}}
 	switch {
 	case len(data) > MaxFileSize:
-		if explicit || crd.MentionsCRD(data[:min(len(data), 1<<20)]) {
+		switch {
+		case crd.MentionsCRD(data[:min(len(data), 1<<20)]):
 			p.Problems = append(p.Problems, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
-		} else {
+		case explicit:
+			// Named by the user but not like a CRD: what the other side's file held is not
+			// known to be gone (see Tree.Unknown).
+			p.Unknown = append(p.Unknown, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
+			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB and not like a CRD in its first MiB", name, MaxFileSize>>20))
+		default:
 			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB", name, MaxFileSize>>20))
 		}
 		return p
@@ -228,14 +242,15 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		}
 		return p // templated objects are not samples: their values are not known
 	}
-	if !mentions {
+	if !mentions && !explicit {
 		if t.KeepObjects {
 			p.Objects = crd.ParseObjects(name, data)
-		} else if explicit {
-			p.Notices = append(p.Notices, name+": no CustomResourceDefinition in this file")
 		}
 		return p // cheap: most manifests in a repository are not CRDs
 	}
+	// A file the user named is parsed whatever it holds: YAML that does not parse there is an
+	// invalid-crd, never a file that "holds no CRD" (which would make the other side's CRDs
+	// look removed).
 	var docs []*crd.CRD
 	if t.KeepObjects {
 		docs, p.Problems, p.Objects = crd.ParseWithObjects(name, data)
@@ -253,6 +268,9 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		f := p.facts[name]
 		f.Bundle = true
 		p.facts[name] = f
+	}
+	if explicit && len(docs) == 0 && len(p.Problems) == 0 {
+		p.Notices = append(p.Notices, name+NoCRDNotice)
 	}
 	return p
 }
