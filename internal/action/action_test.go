@@ -44,6 +44,8 @@ func newPullRequest(t *testing.T) *pullRequest {
 	repo := gittest.New(t)
 	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/base.yaml")
 	repo.Write("README.md", []byte("widgets operator\n"))
+	// A CRD the change does not touch: paths: docs/** compares nothing, and is no typo.
+	repo.Write("docs/gizmos.yaml", []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gizmos.example.com\nspec:\n  group: example.com\n  names: {kind: Gizmo, plural: gizmos}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object}\n"))
 	base := repo.Commit("base")
 	repo.Branch("main", base)
 	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/head.yaml")

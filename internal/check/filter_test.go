@@ -17,7 +17,8 @@ func stubCRD(plural string) []byte {
 // Test and fixture folders are not compared by default, with one notice; a paths glob that
 // names the folder, or an exclude list of one's own, brings them back exactly as written; a
 // shipped CRD in a folder or file that merely carries such a word is always compared. A paths
-// glob that matches nothing is a notice rather than a silent pass.
+// glob that matches nothing in either commit is a configuration error, and one that matches
+// only in base (the change removes its folder) a notice.
 func TestGitFixturesAndUnmatchedPaths(t *testing.T) {
 	config := func(text string) source.Filter {
 		t.Helper()
@@ -44,17 +45,23 @@ func TestGitFixturesAndUnmatchedPaths(t *testing.T) {
 	for _, tc := range []struct {
 		name, config, want string
 		notices            []string
+		err                string
 	}{
-		{"default", "", shipped + removed, []string{leftOut}},
-		{"exclude replaced", "exclude: []\n", shipped + removed + celTests + fixtures + testdata + e2e, nil},
-		{"exclude of one's own", "exclude: [hack/**]\n", shipped + removed + fixtures + testdata + e2e, nil},
-		{"paths typo", "paths: [config/crds/**, config/crd/**]\n", scoped("config/crd/bases/fixtures.yaml", "basefixtures") + scoped("config/crd/latest-tests.yaml", "latest") + removed,
-			[]string{source.UnmatchedNotice("config/crds/**", "head")}},
-		{"paths not naming testdata", "paths: [pkg/**/crd.yaml]\n", "", []string{source.UnmatchedNotice("pkg/**/crd.yaml", "head"), "1 changed file with CRDs in test and fixture folders not compared (pkg/x/testdata/: 1)" + tail}},
-		{"paths naming testdata", "paths: [pkg/**/testdata/**]\n", testdata, nil},
-		{"paths naming one test folder", "paths: [config/**, charts/**, pkg/**/testdata/*.yaml]\n", shipped + removed + testdata, nil},
-		{"paths naming every test folder", "paths: [\"**/crds/**\", test/e2e/**, hack/cel-tests/**, \"**/fixtures/**\", \"**/testdata/**\"]\n", scoped("charts/test-operator/crds/crd.yaml", "charts") + celTests + fixtures + testdata + e2e, nil},
-		{"paths everywhere", "paths: [\"**\"]\n", shipped + removed, []string{leftOut}},
+		{"default", "", shipped + removed, []string{leftOut}, ""},
+		{"exclude replaced", "exclude: []\n", shipped + removed + celTests + fixtures + testdata + e2e, nil, ""},
+		{"exclude of one's own", "exclude: [hack/**]\n", shipped + removed + fixtures + testdata + e2e, nil, ""},
+		{"paths typo", "paths: [config/crds/**, config/crd/**]\n", "", nil,
+			`config: paths: "config/crds/**" matches no YAML or JSON file in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)`},
+		{"paths not naming testdata", "paths: [pkg/**/crd.yaml]\n", "", nil,
+			`config: paths: "pkg/**/crd.yaml" matches only files in test or fixture folders, which are read only where paths names the folder, in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)`},
+		{"paths excluded", "paths: [hack/**]\nexclude: [hack/**]\n", "", nil,
+			`config: paths: "hack/**" matches only excluded files (exclude: ["hack/**"]) in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)`},
+		{"a folder the change removes", "paths: [config/crd/**, old/**]\n", scoped("config/crd/bases/fixtures.yaml", "basefixtures") + scoped("config/crd/latest-tests.yaml", "latest") + removed + "crd-removed olds.example.com   old/crd.yaml:4 base\n",
+			[]string{source.UnmatchedNotice("old/**", "head")}, ""},
+		{"paths naming testdata", "paths: [pkg/**/testdata/**]\n", testdata, nil, ""},
+		{"paths naming one test folder", "paths: [config/**, charts/**, pkg/**/testdata/*.yaml]\n", shipped + removed + testdata, nil, ""},
+		{"paths naming every test folder", "paths: [\"**/crds/**\", test/e2e/**, hack/cel-tests/**, \"**/fixtures/**\", \"**/testdata/**\"]\n", scoped("charts/test-operator/crds/crd.yaml", "charts") + celTests + fixtures + testdata + e2e, nil, ""},
+		{"paths everywhere", "paths: [\"**\"]\n", shipped + removed, []string{leftOut}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTestRepo(t)
@@ -72,13 +79,29 @@ func TestGitFixturesAndUnmatchedPaths(t *testing.T) {
 			for p, data := range files {
 				tr.Write(p, data)
 			}
+			if tc.name == "a folder the change removes" {
+				tr.Write("old/crd.yaml", stubCRD("olds"))
+			}
 			tr.Branch("main", tr.Commit("base"))
 			tr.Write("config/crd/widgets.yaml", caseFile(t, "field-removed/leaf/new.yaml"))
 			for p, data := range files {
 				tr.Write(p, bytes.Replace(data, []byte("scope: Namespaced"), []byte("scope: Cluster"), 1))
 			}
+			if tc.name == "a folder the change removes" {
+				tr.Remove("old/crd.yaml")
+			}
 			tr.Commit("head")
-			res := tr.check(GitOptions{Base: "main", Filter: config(tc.config)})
+			repo, err := source.OpenRepo(tr.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Git(repo, GitOptions{Base: "main", Filter: config(tc.config)})
+			if tc.err != "" || err != nil {
+				if fmt.Sprint(err) != tc.err {
+					t.Fatalf("error %v\nwant  %s", err, tc.err)
+				}
+				return
+			}
 			assertFindings(t, res, tc.want)
 			if got, want := fmt.Sprintf("%q", res.Notices), fmt.Sprintf("%q", tc.notices); got != want {
 				t.Errorf("notices\n%s\nwant\n%s", got, want)

@@ -160,13 +160,12 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	res.Notices = append(res.Notices, history...)
-	unmatched, err := repo.UnmatchedPaths(head, o.Filter, working)
+	// A paths glob that can never read a CRD is a configuration error, whatever the findings.
+	pathNotices, err := repo.PathsCheck(mb, head, o.Filter, working, readSomething(main.Old) || readSomething(main.New))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("config: %w", err)
 	}
-	for _, g := range unmatched {
-		res.Notices = append(res.Notices, source.UnmatchedNotice(g, "head"))
-	}
+	res.Notices = append(res.Notices, pathNotices...)
 	if len(main.LeftOut) > 0 {
 		res.Notices = append(res.Notices, source.LeftOutNotice(main.LeftOut))
 	}
@@ -216,6 +215,11 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	}
 	finding.Sort(res.Findings)
 	return res, nil
+}
+
+// readSomething reports whether a tree holds a CRD document, or one it could not read.
+func readSomething(t *source.Tree) bool {
+	return len(t.CRDs)+len(t.Patches)+len(t.Problems)+len(t.Unread) > 0
 }
 
 // comparedNames is the CRD names a comparison of two trees pairs.

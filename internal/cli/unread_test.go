@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/gittest"
 )
 
 // The endings of the two invalid-crd messages: a side that cannot be read, and a head that the
@@ -225,6 +227,55 @@ func TestNothingToCompare(t *testing.T) {
 			}
 			if got := strings.Join(findingLines(t, stdout), "\n"); got != tc.findings {
 				t.Fatalf("findings\n%s\nwant\n%s", got, tc.findings)
+			}
+		})
+	}
+}
+
+// TestPathsThatReadNothing: a paths glob that matches no file in either commit, or globs that
+// match only files without a CRD, are configuration errors (exit 2) naming the glob and the
+// folder that holds the CRDs, and neither --fail-on never nor mode: warn turns them into a pass.
+func TestPathsThatReadNothing(t *testing.T) {
+	repo := gittest.New(t)
+	repo.Copy("config/crd/widgets.yaml", "../../testdata/rules/field-removed/leaf/old.yaml")
+	repo.Write("deploy/app.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"))
+	stub := []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n")
+	repo.Write("vendor/k8s.io/crd.yaml", stub)
+	repo.Write("hack/e2e/crd.yaml", stub)
+	repo.Branch("main", repo.Commit("base"))
+	repo.Write("deploy/app.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app2\n"))
+	repo.Commit("head")
+	const typo = `crdguard check: config: paths: "config/crds/**" matches no YAML or JSON file in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"
+	for _, tc := range []struct {
+		name, config string
+		flags        []string
+		code         int
+		stderr       string
+	}{
+		{"a typo", "paths: [config/crds/**]\n", nil, 2, typo},
+		{"a typo with --fail-on never", "paths: [config/crds/**]\n", []string{"--fail-on", "never"}, 2, typo},
+		{"a typo in warn mode", "mode: warn\npaths: [config/crds/**]\n", nil, 2, typo},
+		{"a typo next to a good glob", "paths: [config/crd/**, config/crds/**]\n", nil, 2, typo},
+		{"a file named wrong", "paths: [config/crd/widget.yaml]\n", nil, 2,
+			`crdguard check: config: paths: "config/crd/widget.yaml" matches no YAML or JSON file in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"},
+		{"only excluded files", "paths: [vendor/k8s.io/**]\n", nil, 2,
+			`crdguard check: config: paths: "vendor/k8s.io/**" matches only excluded files (exclude: ["**/vendor/**"]) in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"},
+		{"only files in test folders", "paths: [hack/**/crd.yaml]\n", nil, 2,
+			`crdguard check: config: paths: "hack/**/crd.yaml" matches only files in test or fixture folders, which are read only where paths names the folder, in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"},
+		{"a test folder named", "paths: [hack/e2e/**]\n", nil, 0, ""},
+		{"files without a CRD", "paths: [deploy/**]\n", nil, 2,
+			`crdguard check: config: paths: ["deploy/**"] match YAML or JSON files in head or base, but none of them holds a CustomResourceDefinition, so every run would compare nothing; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"},
+		{"the right folder, no CRD changed", "paths: [config/crd/**]\n", nil, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			config := filepath.Join(t.TempDir(), "crdguard.yaml")
+			if err := os.WriteFile(config, []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"check", "--repo", repo.Dir, "--base", "main", "--head", "HEAD", "--config", config}, tc.flags...)
+			code, stdout, stderr := runCLI(t, args...)
+			if code != tc.code || stderr != tc.stderr {
+				t.Fatalf("exit %d, want %d\nstderr %q\nwant   %q\n%s", code, tc.code, stderr, tc.stderr, stdout)
 			}
 		})
 	}

@@ -243,3 +243,6 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// EditDistance is the Levenshtein distance between two strings, by bytes, ignoring case.
+func EditDistance(a, b string) int { return editDistance(strings.ToLower(a), strings.ToLower(b)) }
