@@ -153,6 +153,9 @@ type target struct {
 }
 
 func readEvent(name, path string) (target, error) {
+	if name == "" || path == "" {
+		return target{}, errors.New("GITHUB_EVENT_NAME or GITHUB_EVENT_PATH is not set, so there is no event to say what to compare: crdguard action runs in a GitHub Actions workflow (pull_request, pull_request_target, merge_group or push); elsewhere give the base and head inputs (INPUT_BASE, INPUT_HEAD), or run crdguard check --base REF")
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return target{}, fmt.Errorf("reading the event (GITHUB_EVENT_PATH): %w", err)
@@ -455,10 +458,19 @@ func (r *run) newPublisher() *github.Publisher {
 		}
 		return api, err
 	}
-	api, err := client(github.MaxTotalWait)
-	if err == nil && r.in.token == "" {
-		err = errors.New("no github-token")
+	// Nothing GitHub said: what is missing here is this run's, and saying "GitHub refused"
+	// would send the user looking in the wrong place.
+	switch {
+	case getenv("GITHUB_REPOSITORY") == "":
+		r.fallback = true
+		r.logf("GITHUB_REPOSITORY is not set (crdguard action runs in a GitHub Actions workflow; locally, use crdguard check --base REF): nothing is posted to GitHub; findings are reported as workflow-command annotations and in the step summary")
+		return nil
+	case r.in.token == "":
+		r.fallback = true
+		r.logf("the github-token input is empty: nothing is posted to GitHub; findings are reported as workflow-command annotations and in the step summary")
+		return nil
 	}
+	api, err := client(github.MaxTotalWait)
 	if err != nil {
 		r.refused("using the GitHub API", err)
 		return nil

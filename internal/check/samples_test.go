@@ -77,8 +77,8 @@ func TestGitSampleUnreadable(t *testing.T) {
 	res := tr.check(GitOptions{Base: "main"})
 	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n")
 	want := []string{
-		"reading config/samples/widget.yaml: object not found; it is unchanged, so it was left out (a copy of a changed CRD in it is not compared)",
-		"samples: reading config/samples/widget.yaml: object not found; not validated",
+		"config/samples/widget.yaml: its content is missing from the repository (object not found), as in a partial or shallow clone; it is unchanged, so it was left out: a copy in it of a changed CRD is not compared",
+		"samples: config/samples/widget.yaml: its content is missing from the repository (object not found), as in a partial or shallow clone; the custom resources it may hold were not validated against head's CRDs",
 	}
 	if !slices.Equal(res.Notices, want) {
 		t.Errorf("notices %q, want %q", res.Notices, want)
@@ -120,7 +120,7 @@ func TestGitChangedBlobUnreadable(t *testing.T) {
 		notices []string
 	}{
 		{"base side", old, false, other + "invalid-crd gadgets.example.com   deploy/gadgets.yaml:1 base\n", nil},
-		{"head side", new, false, other + "invalid-crd gadgets.example.com   deploy/gadgets.yaml:1 head\n", []string{"samples: reading deploy/gadgets.yaml: object not found; not validated"}},
+		{"head side", new, false, other + "invalid-crd gadgets.example.com   deploy/gadgets.yaml:1 head\n", []string{"samples: deploy/gadgets.yaml: its content is missing from the repository (object not found), as in a partial or shallow clone; the custom resources it may hold were not validated against head's CRDs"}},
 		{"deleted file", old, true, other + "invalid-crd    deploy/gadgets.yaml:1 base\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

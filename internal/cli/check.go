@@ -28,8 +28,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	base := c.fs.String("base", "", "ref the change goes into (branch, tag, remote branch or SHA); required")
 	head := c.fs.String("head", "HEAD", "ref with the change")
 	repoDir := c.fs.String("repo", ".", "a folder inside the git repository")
-	var baselines stringList
+	var baselines, paths stringList
 	c.fs.Var(&baselines, "baseline", "another ref to compare head with, such as a release tag (repeatable)")
+	c.fs.Var(&paths, "paths", "globs of where CRDs are looked for (comma separated, repeatable); override the config's paths")
 	useCluster := c.fs.Bool("cluster", false, "also compare head with the CRDs installed in the cluster (kubeconfig), whose status.storedVersions count as stored")
 	cluster := c.clusterFlags("--cluster")
 	pos, code, ok := c.parse(args)
@@ -55,6 +56,16 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	cfg, err := c.flags.loadConfig(root)
 	if err != nil {
 		return c.fail(err)
+	}
+	if len(paths) > 0 {
+		cfg.Paths = nil
+		for _, p := range paths {
+			for _, g := range strings.Split(p, ",") {
+				if g = strings.TrimSpace(g); g != "" {
+					cfg.Paths = append(cfg.Paths, g)
+				}
+			}
+		}
 	}
 	filter := cfg.Filter()
 	if err := filter.Validate(); err != nil {

@@ -38,9 +38,10 @@ Usage:
                                   kube://NAME: the CRD installed in a cluster, whose
                                   status.storedVersions says which versions hold data
                                   (--kubeconfig FILE, --context NAME)
-  crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [flags]
+  crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [--paths GLOBS] [flags]
                                   compare two commits of a git repository: head against its
-                                  merge base with base, as a pull request shows it
+                                  merge base with base, as a pull request shows it; --paths
+                                  (comma separated globs) overrides the config's paths
   crdguard rules [--format F]     list every rule with its default severity and doc
   crdguard action                 run as a GitHub Action (the default when GITHUB_ACTIONS=true):
                                   inputs and the event come from the INPUT_* and GITHUB_* variables

@@ -266,6 +266,8 @@ func TestPathsThatReadNothing(t *testing.T) {
 		{"files without a CRD", "paths: [deploy/**]\n", nil, 2,
 			`crdguard check: config: paths: ["deploy/**"] match YAML or JSON files in head or base, but none of them holds a CustomResourceDefinition, so every run would compare nothing; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"},
 		{"the right folder, no CRD changed", "paths: [config/crd/**]\n", nil, 0, ""},
+		{"a typo in --paths", "paths: [config/crd/**]\n", []string{"--paths", "config/crds/**"}, 2, typo},
+		{"--paths over a typo", "paths: [config/crds/**]\n", []string{"--paths", "deploy/**,config/crd/**"}, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			config := filepath.Join(t.TempDir(), "crdguard.yaml")

@@ -145,7 +145,7 @@ func guessName(doc *yaml.Node) string {
 	if root.Kind != yaml.MappingNode {
 		return ""
 	}
-	if meta := resolveAlias(child(root, "metadata")); meta != nil && meta.Kind == yaml.MappingNode {
+	if meta := child(root, "metadata"); meta != nil && meta.Kind == yaml.MappingNode { // child resolves aliases
 		return scalarAt(meta, "name")
 	}
 	return ""

@@ -600,7 +600,7 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 		if err != nil {
 			// The file is the same on both sides, so nothing in it changed; say that it was not
 			// read (a partial clone lacks unchanged blobs) and go on.
-			cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%v; it is unchanged, so it was left out (a copy of a changed CRD in it is not compared)", err))
+			cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%s: %s; it is unchanged, so it was left out: a copy in it of a changed CRD is not compared", name, blobProblem(err)))
 			return nil
 		}
 		if !crd.MentionsCRD(data) || !containsAny(data, needles) {

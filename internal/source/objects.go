@@ -54,7 +54,7 @@ func (r *Repo) Objects(c *object.Commit, groups []string, filter Filter) ([]*crd
 		data, err := r.readBlob(name, entry)
 		if err != nil {
 			// A sample is evidence, not the subject: one that cannot be read is a notice.
-			notices = append(notices, fmt.Sprintf("samples: %v; not validated", err))
+			notices = append(notices, fmt.Sprintf("samples: %s: %s; the custom resources it may hold were not validated against head's CRDs", name, blobProblem(err)))
 			return nil
 		}
 		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) || hasTemplate(data) {

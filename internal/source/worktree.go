@@ -3,6 +3,7 @@ package source
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,10 +81,14 @@ func (r *Repo) WorkingChanges(c *object.Commit, f Filter) (map[string][]byte, er
 		if err != nil {
 			return err
 		}
-		if !isTracked || plumbing.ComputeHash(plumbing.BlobObject, data) != entry.Hash {
-			return r.keepIfCRD(out, rel, data, entry, isTracked)
+		if !isTracked {
+			return r.keepIfCRD(out, rel, data, entry, false)
 		}
-		return nil
+		same, err := holdsBlob(p, data, entry.Hash)
+		if err != nil || same {
+			return err
+		}
+		return r.keepIfCRD(out, rel, data, entry, true)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the working tree: %w", err)
@@ -93,18 +98,46 @@ func (r *Repo) WorkingChanges(c *object.Commit, f Filter) (map[string][]byte, er
 			continue
 		}
 		// Not walked: deleted, or inside an ignored folder (still tracked).
-		data, err := readLimited(filepath.Join(root, filepath.FromSlash(name)))
+		p := filepath.Join(root, filepath.FromSlash(name))
+		data, err := readLimited(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			err = r.keepIfCRD(out, name, nil, entry, true)
-		case err == nil && plumbing.ComputeHash(plumbing.BlobObject, data) != entry.Hash:
-			err = r.keepIfCRD(out, name, data, entry, true)
+		case err == nil:
+			var same bool
+			if same, err = holdsBlob(p, data, entry.Hash); err == nil && !same {
+				err = r.keepIfCRD(out, name, data, entry, true)
+			}
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// holdsBlob reports whether a working-tree file holds the committed blob h. data is what was
+// read of it (at most MaxFileSize+1 bytes): a longer file is hashed whole from disk, since the
+// hash of its first bytes never matches and a committed file over the limit would always look
+// edited.
+func holdsBlob(path string, data []byte, h plumbing.Hash) (bool, error) {
+	if len(data) <= MaxFileSize {
+		return plumbing.ComputeHash(plumbing.BlobObject, data) == h, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	hasher := plumbing.NewHasher(plumbing.BlobObject, info.Size())
+	if _, err := io.Copy(hasher, f); err != nil {
+		return false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return hasher.Sum() == h, nil
 }
 
 // keepIfCRD records a working-tree change when the new or the committed content holds a CRD:

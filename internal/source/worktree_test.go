@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 	"testing"
@@ -20,7 +21,12 @@ func TestWorkingChanges(t *testing.T) {
 	repo.Write("config/crd/same.yaml", crd("same"))
 	repo.Write("config/samples/x.yaml", crd("x1"))
 	repo.Write("main.go", []byte("package main\n"))
+	// Over the size limit: committed and unchanged, and committed then edited past the limit.
+	big := append(crd("big"), bytes.Repeat([]byte("# padding\n"), MaxFileSize/10+1)...)
+	repo.Write("config/crd/big.yaml", big)
+	repo.Write("config/crd/big-edited.yaml", big)
 	head := repo.Commit("base")
+	repo.Write("config/crd/big-edited.yaml", append(big, "# edited\n"...))
 
 	repo.Write("config/crd/a.yaml", crd("a2"))                // edited
 	repo.Remove("config/crd/b.yaml")                          // deleted
@@ -49,10 +55,11 @@ func TestWorkingChanges(t *testing.T) {
 	}
 	var lines []string
 	for name, data := range got {
-		lines = append(lines, name+"="+strings.TrimPrefix(strings.TrimSpace(string(data)), "kind: CustomResourceDefinition\nname: "))
+		text, _, _ := strings.Cut(string(data), "\n#")
+		lines = append(lines, name+"="+strings.TrimPrefix(strings.TrimSpace(text), "kind: CustomResourceDefinition\nname: "))
 	}
 	sort.Strings(lines)
-	if want := "config/crd/a.yaml=a2 config/crd/b.yaml= config/crd/c.yaml=c1"; strings.Join(lines, " ") != want {
+	if want := "config/crd/a.yaml=a2 config/crd/b.yaml= config/crd/big-edited.yaml=big config/crd/c.yaml=c1"; strings.Join(lines, " ") != want {
 		t.Errorf("working changes %q, want %q", lines, want)
 	}
 	if got["config/crd/b.yaml"] != nil {

@@ -1,0 +1,31 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// Outside a GitHub Actions workflow the action says what is missing — the repository, the
+// token, the event — and never that GitHub refused anything: no request was sent.
+func TestOutsideGitHub(t *testing.T) {
+	const noEvent = "::error::crdguard could not run: GITHUB_EVENT_NAME or GITHUB_EVENT_PATH is not set, so there is no event to say what to compare: crdguard action runs in a GitHub Actions workflow (pull_request, pull_request_target, merge_group or push); elsewhere give the base and head inputs (INPUT_BASE, INPUT_HEAD), or run crdguard check --base REF\n"
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"nothing set", nil,
+			"crdguard: GITHUB_REPOSITORY is not set (crdguard action runs in a GitHub Actions workflow; locally, use crdguard check --base REF): nothing is posted to GitHub; findings are reported as workflow-command annotations and in the step summary\n" + noEvent},
+		{"a repository, no token", map[string]string{"GITHUB_REPOSITORY": "octo/widgets"},
+			"crdguard: the github-token input is empty: nothing is posted to GitHub; findings are reported as workflow-command annotations and in the step summary\n" + noEvent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			code := Run(context.Background(), Options{Getenv: func(k string) string { return tc.env[k] }, Stdout: &out})
+			if code != ExitTool || out.String() != tc.want {
+				t.Fatalf("exit %d\n%s\nwant\n%s", code, out.String(), tc.want)
+			}
+		})
+	}
+}
