@@ -3,7 +3,10 @@ package action
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/report"
 )
 
 // Outside a GitHub Actions workflow the action says what is missing — the repository, the
@@ -27,5 +30,22 @@ func TestOutsideGitHub(t *testing.T) {
 				t.Fatalf("exit %d\n%s\nwant\n%s", code, out.String(), tc.want)
 			}
 		})
+	}
+}
+
+// A paths input that can never read a CRD fails the step and the check run, whatever fail-on
+// says: a required check that compares nothing must not go green.
+func TestPathsInputThatReadsNothing(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.env["INPUT_PATHS"], pr.env["INPUT_FAIL-ON"] = "config/crds/**", "never"
+	code, out := pr.run()
+	const msg = `config: paths: "config/crds/**" matches no YAML or JSON file in head or in base, so no CRD is ever read from it; did you mean "config/crd/**"? (config/crd holds CRDs)`
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != ExitTool || lines[len(lines)-1] != "::error::crdguard could not run: "+msg {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	cr := pr.completed(pr.head)
+	if cr.Conclusion != "failure" || cr.Title != "crdguard could not run" || cr.Summary != "crdguard stopped before it could compare the commits:\n\n"+report.Escape(msg) {
+		t.Fatalf("check run %+v", cr)
 	}
 }
