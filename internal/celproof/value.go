@@ -41,8 +41,9 @@ func (j *Judge) Refused(steps []Step, values []any, refused func(*field.Error) b
 			continue
 		}
 		for _, e := range sides[1].Create(obj).Errors {
-			// kube-openapi's format errors carry no field, only "… in spec.size" at the end.
-			if (e.Field == at || e.Field == "<nil>" && strings.HasSuffix(e.Detail, " in "+at)) && refused(e) {
+			// kube-openapi's format errors carry no field, only "… in spec.size" at the end; a
+			// list's duplicates are named by their index (spec.ports[1]).
+			if (e.Field == at || strings.HasPrefix(e.Field, at+"[") || e.Field == "<nil>" && strings.HasSuffix(e.Detail, " in "+at)) && refused(e) {
 				return j.asNamed(obj), v
 			}
 		}

@@ -43,10 +43,12 @@ func checkLists(n *node) {
 			if n.changed(kwListMapKeys) {
 				// One change of the list: its type and the keys that come or go with it.
 				n.judge(kwListMapKeys)
-				n.emit(listTypeChanged, side, n.keyAt(side, kwListType), listSemantics(before, o.XListMapKeys), listSemantics(after, w.XListMapKeys),
+				f := n.emit(listTypeChanged, side, n.keyAt(side, kwListType), listSemantics(before, o.XListMapKeys), listSemantics(after, w.XListMapKeys),
 					"list type of %s changed from %s to %s", n.path, describeList(before, o.XListMapKeys), describeList(after, w.XListMapKeys))
+				duplicateExample(n, f, before, w.XListMapKeys)
 			} else {
-				n.emit(listTypeChanged, side, n.keyAt(side, kwListType), before, after, "list type of %s changed from %s to %s", n.path, before, after)
+				f := n.emit(listTypeChanged, side, n.keyAt(side, kwListType), before, after, "list type of %s changed from %s to %s", n.path, before, after)
+				duplicateExample(n, f, before, nil)
 			}
 		}
 	}
@@ -97,4 +99,30 @@ func derefOr(s *string, def string) string {
 		return def
 	}
 	return *s
+}
+
+// duplicateExample gives an atomic list that becomes a set or a map its witness: two equal
+// items (for a map, sharing every key), which the old list accepted and the API server now
+// refuses as duplicates. A set that becomes a map refuses fewer lists of equal items than it
+// did; its witness would need items equal in their keys only, so it goes without one.
+func duplicateExample(n *node, f *finding.Finding, before string, keys []string) {
+	if before != "atomic" {
+		return
+	}
+	steps, ok := n.steps()
+	if !ok {
+		return
+	}
+	obj := n.e.judge(n.version).Duplicates(steps)
+	if obj == nil {
+		return
+	}
+	f.Example = finding.Value(obj)
+	what := "two equal items were"
+	if len(keys) > 0 {
+		what = "two items with the same " + joinAnd(keys) + " were"
+	}
+	if i := strings.LastIndex(f.Message, ": "+listTypeChanged.Advice); i >= 0 {
+		f.Message = f.Message[:i] + ": e.g. " + what + " accepted and are now rejected as duplicates" + f.Message[i:]
+	}
 }
