@@ -32,8 +32,10 @@ func (j *Judge) Refused(steps []Step, values []any, refused func(*field.Error) b
 		}
 		sides[i] = s
 	}
-	// OpenAPI errors name a map's value spec.m.a where CEL's name it spec.m[a].
-	at := strings.ReplaceAll(fieldPath(steps), "[a]", ".a")
+	// OpenAPI errors name a map's value spec.m.a where CEL's (and the list validator's) name
+	// it spec.m[a].
+	raw := fieldPath(steps)
+	at := strings.ReplaceAll(raw, "[a]", ".a")
 	for _, v := range values {
 		obj := j.object(steps, v)
 		before := sides[0].Create(obj)
@@ -43,7 +45,7 @@ func (j *Judge) Refused(steps []Step, values []any, refused func(*field.Error) b
 		for _, e := range sides[1].Create(obj).Errors {
 			// kube-openapi's format errors carry no field, only "… in spec.size" at the end; a
 			// list's duplicates are named by their index (spec.ports[1]).
-			if (e.Field == at || strings.HasPrefix(e.Field, at+"[") || e.Field == "<nil>" && strings.HasSuffix(e.Detail, " in "+at)) && refused(e) {
+			if (e.Field == at || strings.HasPrefix(e.Field, raw+"[") || e.Field == "<nil>" && strings.HasSuffix(e.Detail, " in "+at)) && refused(e) {
 				return j.asNamed(obj), v
 			}
 		}

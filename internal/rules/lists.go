@@ -113,7 +113,7 @@ func duplicateExample(n *node, f *finding.Finding, before string, keys []string)
 	if !ok {
 		return
 	}
-	obj := n.e.judge(n.version).Duplicates(steps)
+	obj := n.e.judge(n.version).Duplicates(steps, keys)
 	if obj == nil {
 		return
 	}
