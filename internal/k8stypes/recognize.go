@@ -70,7 +70,7 @@ const minNodes = 20
 // property is a field of the type with a schema of that field's kind, all the way down, and
 // the node has at least half of the type's fields or minNodes nodes (a schema generated from
 // an older k8s.io/api lacks the fields added since; one with a field the type does not have is
-// not the type). When several types fit equally well and differ, the node is none of them.
+// not the type). When several types fit equally well, the node is none of them.
 func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
 	if schema == nil || schema.Type != "object" || len(schema.Properties) < minStandalone {
 		return Place{}
@@ -99,27 +99,12 @@ func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
 			best = append(best, t)
 		}
 	}
-	if len(best) == 0 {
+	if len(best) != 1 {
+		// None, or several that fit as well (LabelSelectorRequirement and
+		// NodeSelectorRequirement have the same fields): the structure does not say which.
 		return Place{}
 	}
-	chosen := best[0]
-	for _, t := range best[1:] {
-		if !sameFields(t, chosen) {
-			return Place{}
-		}
-		if t.Key < chosen.Key {
-			chosen = t
-		}
-	}
-	return Place{Shape: &Shape{Kind: KindObject, Ref: chosen.Key}}
-}
-
-// sameFields reports whether two types have the same fields, markers included: which of them
-// a node is then makes no difference to what it means.
-func sameFields(a, b *Type) bool {
-	x, _ := json.Marshal(a.Fields)
-	y, _ := json.Marshal(b.Fields)
-	return bytes.Equal(x, y)
+	return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}}
 }
 
 // Property is the place of a parent's property. A recognised parent's subtree was checked
@@ -157,7 +142,7 @@ const maxDepth = 40
 // fitsType reports whether a schema node is the struct type t: an object whose every property
 // is one of t's fields and fits that field's shape.
 func (s *Set) fitsType(t *Type, schema *apiextv1.JSONSchemaProps, depth int, nodes *int) bool {
-	if t == nil || schema.Type != "object" || schema.AdditionalProperties != nil || depth > maxDepth {
+	if t == nil || schema.Type != "object" || schema.AdditionalProperties != nil || depth > maxDepth || ownRules(schema) {
 		return false
 	}
 	for name, prop := range schema.Properties {
@@ -172,6 +157,9 @@ func (s *Set) fitsType(t *Type, schema *apiextv1.JSONSchemaProps, depth int, nod
 // fits reports whether a schema node is what a shape gives, counting the nodes it checked.
 func (s *Set) fits(sh *Shape, schema *apiextv1.JSONSchemaProps, depth int, nodes *int) bool {
 	*nodes++
+	if ownRules(schema) {
+		return false
+	}
 	switch sh.Kind {
 	case KindAny:
 		return true
@@ -194,4 +182,11 @@ func (s *Set) fits(sh *Shape, schema *apiextv1.JSONSchemaProps, depth int, nodes
 		return ap == nil || ap.Schema == nil || s.fits(sh.Elem, ap.Schema, depth+1, nodes)
 	}
 	return false
+}
+
+// ownRules reports an enum or a CEL rule: controller-gen writes neither for k8s.io/api's
+// types (their +enum and +k8s: validation markers are not its own), so a node with either is a
+// project's own type.
+func ownRules(schema *apiextv1.JSONSchemaProps) bool {
+	return len(schema.Enum) > 0 || len(schema.XValidations) > 0
 }

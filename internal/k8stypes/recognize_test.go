@@ -59,6 +59,38 @@ properties:
   requests: {type: object, additionalProperties: {x-kubernetes-int-or-string: true}}
   claims: {type: array, items: {type: object, properties: {name: {type: integer}}}}
 `, ""},
+		{"an enum k8s.io/api does not declare", `
+type: object
+properties:
+  key: {type: string}
+  operator: {type: string, enum: [Equal, Exists]}
+  value: {type: string}
+  effect: {type: string}
+`, ""},
+		{"a validation rule k8s.io/api does not declare", `
+type: object
+properties:
+  key: {type: string}
+  operator: {type: string}
+  value: {type: string}
+  effect: {type: string}
+x-kubernetes-validations: [{rule: "self.key != ''"}]
+`, ""},
+		{"what the twins above are without them", `
+type: object
+properties:
+  key: {type: string}
+  operator: {type: string}
+  value: {type: string}
+  effect: {type: string}
+`, "core/v1.Toleration"},
+		{"two types with these fields", `
+type: object
+properties:
+  key: {type: string}
+  operator: {type: string}
+  values: {type: array, items: {type: string}}
+`, ""},
 		{"too few properties to say", `
 type: object
 properties:

@@ -169,7 +169,14 @@ func (n *node) emit(r *Rule, side finding.Side, at crd.Path, before, after any, 
 func (n *node) emitAt(r *Rule, path string, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
 	f := n.e.add(r, n.version, path, side, at, before, after, fmt.Sprintf(format, args...))
 	f.Ratchetable = r.Ratchetable && !n.underBranch
-	f.Builtin = n.builtinName(path, side)
+	if f.Builtin = n.builtinName(path, side); f.Builtin != "" && r != upstreamDefaultAdded {
+		// The message names the built-in type field once, after the path: one change of an
+		// embedded type reads as that type's change wherever it is shown.
+		if i := strings.Index(f.Message, path); i >= 0 {
+			i += len(path)
+			f.Message = f.Message[:i] + " (" + f.Builtin + ")" + f.Message[i:]
+		}
+	}
 	return f
 }
 
