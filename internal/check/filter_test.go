@@ -109,3 +109,51 @@ func TestGitFixturesAndUnmatchedPaths(t *testing.T) {
 		})
 	}
 }
+
+// When every CRD of the repository lies in test folders, comparing nothing is a configuration
+// error that says so, never a silent pass; a shipped CRD anywhere, paths naming the folder or an
+// exclude list of one's own make it a normal run.
+func TestGitAllCRDsInTestFolders(t *testing.T) {
+	const testOnly = `config: all CRDs found are in test and fixture folders (hack/cel-tests/, test/), which are not compared by default; set paths to compare them, e.g. paths: ["hack/cel-tests/**"]`
+	for _, tc := range []struct {
+		name, config string
+		shipped      bool   // a CRD in config/crd too
+		change       string // the file the change edits
+		err          string
+	}{
+		{"unrelated change", "", false, "docs/notes.yaml", testOnly},
+		{"test CRD changed", "", false, "test/e2e/crds/crd.yaml", testOnly},
+		{"a shipped CRD as well", "", true, "docs/notes.yaml", ""},
+		{"paths naming the folder", "paths: [test/e2e/**]\n", false, "docs/notes.yaml", ""},
+		{"exclude of one's own", "exclude: []\n", false, "docs/notes.yaml", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := policy.Parse([]byte(tc.config))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := newTestRepo(t)
+			tr.Write("README.md", []byte("x\n"))
+			tr.Write("test/e2e/crds/crd.yaml", stubCRD("e2e"))
+			tr.Write("hack/cel-tests/crd.yaml", stubCRD("celtests"))
+			if tc.shipped {
+				tr.Write("config/crd/crd.yaml", stubCRD("widgets"))
+			}
+			tr.Branch("main", tr.Commit("base"))
+			content := []byte("notes: changed\n")
+			if tc.change == "test/e2e/crds/crd.yaml" {
+				content = append([]byte("# changed\n"), stubCRD("e2e")...)
+			}
+			tr.Write(tc.change, content)
+			tr.Commit("head")
+			repo, err := source.OpenRepo(tr.Dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Git(repo, GitOptions{Base: "main", Filter: cfg.Filter()})
+			if got := fmt.Sprint(err); tc.err == "" && err != nil || tc.err != "" && got != tc.err {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}

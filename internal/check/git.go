@@ -169,6 +169,16 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if len(main.LeftOut) > 0 {
 		res.Notices = append(res.Notices, source.LeftOutNotice(main.LeftOut))
 	}
+	if len(main.Old.CRDs)+len(main.New.CRDs)+len(main.Old.Problems)+len(main.New.Problems) == 0 {
+		// Nothing compared: that must not be because every CRD is a test input.
+		folders, err := repo.TestOnlyFolders(head, o.Filter)
+		if err != nil {
+			return nil, err
+		}
+		if len(folders) > 0 {
+			return nil, fmt.Errorf("config: %w", source.TestOnlyError(folders))
+		}
+	}
 	diffs := map[string]*source.Diff{"": main.Diff}
 	seen := map[string]bool{}
 	for _, f := range res.Findings {

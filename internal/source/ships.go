@@ -2,13 +2,18 @@ package source
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/crdguard/crdguard/internal/crd"
 )
 
 // Facts is what one file is to the people who install the project: whether it ships or is an
@@ -182,4 +187,66 @@ func LeftOutNotice(files []string) string {
 		what = "changed file with CRDs"
 	}
 	return fmt.Sprintf("%d %s in test and fixture folders not compared (%s): they are inputs of tests, not what the project ships; a paths glob that names the folder, or an exclude list of your own, compares them", len(files), what, strings.Join(where, ", "))
+}
+
+// maxTestScan bounds the files read to tell whether a commit's CRDs all lie in test folders: the
+// answer only words an error, and most repositories show a shipped CRD within the first files.
+const maxTestScan = 2000
+
+// errStopScan ends a walk of a tree early.
+var errStopScan = errors.New("stop")
+
+// TestOnlyFolders returns, when the filter (without paths) leaves out test folders and reads no
+// file of the commit that holds a CRD while some test or fixture folders do, those folders (sorted): every
+// CRD of the repository is a test input, and comparing nothing would pass silently. Nil when a
+// file the filter reads holds a CRD, when no file holds one, or when telling would take more
+// than maxTestScan reads.
+func (r *Repo) TestOnlyFolders(c *object.Commit, f Filter) ([]string, error) {
+	if !f.SkipTests || len(f.Paths) > 0 {
+		return nil, nil // paths: a glob that reads no CRD is the paths check's error
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
+	}
+	folders := map[string]bool{}
+	shipped, reads := false, 0
+	err = eachFile(tree, func(name string, e object.TreeEntry) error {
+		read, test := f.Allows(name), f.LeavesOutTest(name)
+		if !read && (!test || folders[PathFacts(name).Test]) {
+			return nil
+		}
+		if reads++; reads > maxTestScan {
+			return errStopScan
+		}
+		data, err := r.readBlob(name, e)
+		if err != nil || !crd.MentionsCRD(data) {
+			return nil // a blob a partial clone lacks tells nothing
+		}
+		if read {
+			shipped = true
+			return errStopScan
+		}
+		folders[PathFacts(name).Test] = true
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return nil, err
+	}
+	if shipped || reads > maxTestScan {
+		return nil, nil
+	}
+	out := slices.Sorted(maps.Keys(folders))
+	return out, nil
+}
+
+// TestOnlyError words the configuration error of a repository whose CRDs all lie in test
+// folders.
+func TestOnlyError(folders []string) error {
+	shown := folders[:min(len(folders), 5)]
+	more := ""
+	if len(folders) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(folders)-len(shown))
+	}
+	return fmt.Errorf("all CRDs found are in test and fixture folders (%s/%s), which are not compared by default; set paths to compare them, e.g. paths: [%q]", strings.Join(shown, "/, "), more, shown[0]+"/**")
 }
