@@ -169,7 +169,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if len(main.LeftOut) > 0 {
 		res.Notices = append(res.Notices, source.LeftOutNotice(main.LeftOut))
 	}
-	if len(main.Old.CRDs)+len(main.New.CRDs)+len(main.Old.Problems)+len(main.New.Problems) == 0 {
+	if !readSomething(main.Old) && !readSomething(main.New) {
 		// Nothing compared: that must not be because every CRD is a test input.
 		folders, err := repo.TestOnlyFolders(head, o.Filter)
 		if err != nil {
