@@ -77,6 +77,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 			perPair[i] = serverChecks(pairs[i], rules.Compare(pairs[i], opts))
 		}
 	})
+	helm, helmNotices := rules.Helm(pairs, old, new)
+	r.Findings = append(r.Findings, helm...)
+	r.Notices = append(r.Notices, helmNotices...)
 	newCopies(old, pairs, perPair)
 	r.Findings = append(r.Findings, leftBundles(old, new)...)
 	locateCopies(pairs, copyOf, perPair)

@@ -41,6 +41,7 @@ func Compare(p crd.Pair, opts Options) []finding.Finding {
 		reportUnknownKeys(e)
 		checkLibraries(e)
 		newCRDSelectableFields(e)
+		checkSizes(e)
 	case p.New == nil:
 		e.crd(crdRemoved, finding.Base, namePath, p.Old.Name, nil, "CRD %s was removed", p.Old.Name)
 	default:
@@ -48,6 +49,7 @@ func Compare(p crd.Pair, opts Options) []finding.Finding {
 		compareVersions(e, opts)
 		reportUnknownKeys(e)
 		checkLibraries(e)
+		checkSizes(e)
 	}
 	return e.out
 }

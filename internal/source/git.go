@@ -428,7 +428,12 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		}
 	}
 	delete(changed, "")
-	cmp := &Comparison{Old: &Tree{}, New: &Tree{}, Diff: &Diff{read: r.reader(newTree, working)}}
+	readOld, readNew := r.reader(oldTree, nil), r.reader(newTree, working)
+	cmp := &Comparison{
+		Old:  &Tree{HasFile: gitHasFile(readOld), ChartFiles: gitChartFiles(oldTree, readOld)},
+		New:  &Tree{HasFile: gitHasFile(readNew), ChartFiles: gitChartFiles(newTree, readNew)},
+		Diff: &Diff{read: readNew},
+	}
 	for name := range leftOut {
 		cmp.LeftOut = append(cmp.LeftOut, name)
 	}

@@ -36,6 +36,15 @@ type Facts struct {
 	// name or folder (releases/v1.2.0/install.yaml, dist/widgets-1.26.0-rc1.yaml): a release's
 	// own bundle, kept as it was; "" for any other file.
 	Release string
+	// Chart is the folder of the Helm chart the file belongs to, named as the file is: the
+	// nearest folder above it that holds a Chart.yaml (helm refuses to load a chart without
+	// one); "" outside charts, and when the tree cannot tell (see Tree.HasFile).
+	Chart string
+	// Helm is where in its chart the file lies: HelmCRDs or HelmTemplates, "" elsewhere.
+	Helm string
+	// ChartLike is, for a file outside charts, the folder above its crds/ or templates/ folder
+	// when that folder has a values.yaml but no Chart.yaml: a chart helm refuses to load.
+	ChartLike string
 }
 
 // Ships reports whether the file is part of what the project ships: not a test input.
@@ -130,7 +139,9 @@ func (t *Tree) Facts(file string) Facts {
 	if f, ok := t.facts[file]; ok {
 		return f
 	}
-	return PathFacts(t.rel(file))
+	f := PathFacts(t.rel(file))
+	f.Chart, f.Helm, f.ChartLike = t.helmOf(file)
+	return f
 }
 
 // InFolder reports whether a path lies in a folder with one of the names.

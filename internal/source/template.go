@@ -13,6 +13,10 @@ import (
 // value, so a template expression never becomes invalid-crd.
 const placeholder = "crdguard-templated"
 
+// Placeholder is what a templated scalar value reads as, for rules that must tell a templated
+// value from a written one.
+const Placeholder = placeholder
+
 var (
 	// envsubst is a variable as envsubst and clusterctl expand it: ${VAR}, ${VAR:=default}, ….
 	envsubst = regexp.MustCompile(`\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=+?][^}]*)?\}`)

@@ -59,6 +59,14 @@ type Tree struct {
 
 	// facts are what source knows of each file it read (Facts), by file.
 	facts map[string]Facts
+	// HasFile reports whether a file (named as files are) exists on this side, for the Helm
+	// charts files belong to (a Chart.yaml above them); nil: no file is taken for part of a
+	// chart. hasFile remembers its answers.
+	HasFile func(name string) bool
+	hasFile map[string]bool
+	// ChartFiles reads every file of a chart folder, by name relative to it; nil: the tree
+	// cannot read its charts' other files.
+	ChartFiles func(chart string) (map[string][]byte, error)
 
 	// listing maps each kustomization read to the files it lists as resources, each with the
 	// line of its entry (Listing).
@@ -77,7 +85,7 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	t := &Tree{KeepObjects: objects}
+	t := &Tree{KeepObjects: objects, HasFile: dirHasFile, ChartFiles: dirChartFiles}
 	if info.IsDir() {
 		t.Root = filepath.ToSlash(path)
 	}
@@ -203,6 +211,7 @@ func (t *Tree) merge(p *Tree) {
 		if t.facts == nil {
 			t.facts = map[string]Facts{}
 		}
+		f.Chart, f.Helm, f.ChartLike = t.helmOf(name) // here, not in parseFile: files are merged one at a time
 		t.facts[name] = f
 	}
 }
