@@ -94,6 +94,36 @@ func (p *prover) eval(t *term, env map[string]*side, sc scope) abs {
 		out := abs{isBool: true, mayFail: a.mayFail || b.mayFail}
 		out.known, out.b = compare[t.name](a, b)
 		return out
+	case t.kind == "call" && t.name == "!_" && len(t.args) == 1:
+		a := p.eval(t.args[0], env, sc)
+		if !a.isBool {
+			return unknownAbs
+		}
+		a.b = !a.b
+		return a
+	case isCall(t, "_&&_") || isCall(t, "_||_"):
+		// A side that is the deciding value without failing decides, whatever the other side
+		// (even one not known at all): CEL's && and || are commutative over errors.
+		decides := t.name == "_||_"
+		a, b := p.eval(t.args[0], env, sc), p.eval(t.args[1], env, sc)
+		for _, x := range []abs{a, b} {
+			if x.isBool && x.known && x.b == decides && !x.mayFail {
+				return abs{isBool: true, known: true, b: decides}
+			}
+		}
+		// A guard: where the left side does not decide, and does not fail, the right side may
+		// assume it (`!has(x) || size(x) > 0` reads x present).
+		if a.isBool && !a.mayFail {
+			if b := p.eval(t.args[1], env, p.assuming(t.args[0], !decides, sc)); b.isBool && b.known && b.b == decides && !b.mayFail {
+				return abs{isBool: true, known: true, b: decides}
+			}
+		}
+		if !a.isBool || !b.isBool {
+			return unknownAbs
+		}
+		out := abs{isBool: true, mayFail: a.mayFail || b.mayFail}
+		out.known, out.b = a.known && b.known, !decides // both known and neither deciding
+		return out
 	case isCall(t, "_?_:_"):
 		c := p.eval(t.args[0], env, sc)
 		if !c.isBool {
@@ -170,6 +200,18 @@ func (p *prover) refine(c *term, sc scope) (yes, no scope) {
 	return sc, sc
 }
 
+// assuming is what may be assumed where the condition c evaluates to v.
+func (p *prover) assuming(c *term, v bool, sc scope) scope {
+	if c.kind == "call" && c.name == "!_" && len(c.args) == 1 {
+		return p.assuming(c.args[0], !v, sc)
+	}
+	yes, no := p.refine(c, sc)
+	if v {
+		return yes
+	}
+	return no
+}
+
 // size bounds the size of a list, map or string the old schema bounds, when it can be reached.
 func (p *prover) size(x *term, env map[string]*side, sc scope) abs {
 	b := p.lookupIn(x, env, sc)
@@ -177,17 +219,28 @@ func (p *prover) size(x *term, env map[string]*side, sc scope) abs {
 		return unknownAbs
 	}
 	vv := b.old.ValueValidation
-	var m *int64
+	var lo, m *int64
 	switch b.old.Type {
 	case "array":
-		m = vv.MaxItems
+		lo, m = vv.MinItems, vv.MaxItems
 	case "object":
-		m = vv.MaxProperties
+		lo, m = vv.MinProperties, vv.MaxProperties
+	case "string":
+		// CEL's size() of a string counts code points, as minLength and maxLength do.
+		lo, m = vv.MinLength, vv.MaxLength
 	}
-	if m == nil {
+	least := sc.minSize[canon(x)]
+	if lo != nil {
+		least = max(least, *lo)
+	}
+	hi := int64(math.MaxInt32)
+	if m != nil {
+		hi = *m
+	}
+	if m == nil && lo == nil {
 		return unknownAbs
 	}
-	return abs{isInt: true, lo: sc.minSize[canon(x)], hi: *m, mayFail: !p.reachable(x, env, sc)}
+	return abs{isInt: true, lo: least, hi: hi, mayFail: !p.reachable(x, env, sc)}
 }
 
 // reachable reports whether evaluating a chain of selections and constant indexes cannot fail:

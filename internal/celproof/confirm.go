@@ -57,7 +57,8 @@ func (j *Judge) asNamed(obj map[string]any) map[string]any {
 
 // isRuleError reports whether a validation error is the one the rule raises: at the rule's node
 // (or its fieldPath), with the rule's message, or the server's "failed rule: …" when it has none
-// (a messageExpression's text cannot be known in advance). Another error there, such as a bound
+// (a messageExpression's text cannot be known in advance), or the server's report of its
+// evaluation failing. Another error there, such as a bound
 // the same change tightened, does not show that the rule rejects the object.
 func isRuleError(e *field.Error, steps []Step, rule apiextv1.ValidationRule) bool {
 	at := fieldPath(steps)
@@ -66,6 +67,15 @@ func isRuleError(e *field.Error, steps []Step, rule apiextv1.ValidationRule) boo
 	}
 	if e.Field != at && !(at == "" && e.Field == "<nil>") {
 		return false
+	}
+	ruleText := strings.TrimSpace(rule.Rule)
+	if m := strings.TrimSpace(rule.Message); m != "" {
+		ruleText = m
+	}
+	// A rule that errs (no such key, index out of bounds) refuses the object as surely as one
+	// that is false; the server says so with the error before the rule's message or text.
+	if e.Type == field.ErrorTypeInvalid && strings.HasSuffix(e.Detail, " evaluating rule: "+ruleText) {
+		return true
 	}
 	switch {
 	case rule.MessageExpression != "":

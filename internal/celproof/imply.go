@@ -36,6 +36,13 @@ type term struct {
 	vars [3]string
 	// shown is what a bound variable is called in the rule (name is its canonical name).
 	shown string
+	// Set by the prover's rewrite on identifiers: obj, the value is an object that is never
+	// null (a presence test on it never errs); itemOf, the variable is bound to an item of the
+	// list this term (rooted at self) reads.
+	obj    bool
+	itemOf *term
+	// e is the parsed expression the term was made from, to quote it (see quote).
+	e ast.Expr
 }
 
 var (
@@ -59,6 +66,13 @@ func toTerm(e ast.Expr) *term { return toTermIn(e, nil) }
 
 // toTermIn is toTerm with the names the enclosing comprehensions bind.
 func toTermIn(e ast.Expr, bound map[string]string) *term {
+	t := toTermOf(e, bound)
+	t.e = e
+	return t
+}
+
+// toTermOf is toTermIn without the expression kept.
+func toTermOf(e ast.Expr, bound map[string]string) *term {
 	switch e.Kind() {
 	case ast.LiteralKind:
 		v := e.AsLiteral()
@@ -181,6 +195,7 @@ type prover struct {
 	because []string
 	seen    map[string]bool
 	steps   int
+	rows    int // truth-table rows evaluated (see every)
 	// assumed: fields of self (as "self.a.b") whose presence a guard around the term being
 	// rewritten established.
 	assumed map[string]bool
@@ -246,6 +261,14 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 		}
 		if r := lookup(t.args[0], env); r != nil && t.vars[1] == "" && r.old.Items != nil && r.new.Items != nil {
 			inner[t.vars[0]] = &side{old: r.old.Items, new: r.new.Items, present: true, item: t.args[0], root: rootOf(t.args[0], env)}
+		}
+	}
+	if t.kind == "ident" {
+		if s := env[t.name]; s != nil {
+			out.obj = s.old != nil && s.new != nil && s.old.Type == "object" && s.new.Type == "object" && !s.old.Nullable && !s.new.Nullable
+			if s.item != nil && s.root == env["self"] {
+				out.itemOf = s.item
+			}
 		}
 	}
 	for i, a := range t.args {
@@ -465,7 +488,10 @@ func (p *prover) implies(o, n *term) bool {
 			}
 		}
 	}
-	return false
+	if p.existsOneNarrowed(o, n) {
+		return true
+	}
+	return p.tableImplies(o, n)
 }
 
 func isCall(t *term, name string) bool {
@@ -573,7 +599,7 @@ func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Cha
 		if o == nil {
 			return Undecided, nil
 		}
-		if equal(o, n) {
+		if equal(o, n) || p.implies(o, n) && p.implies(n, o) {
 			return Equivalent, p.because
 		}
 	}

@@ -39,11 +39,18 @@ func TestProveByText(t *testing.T) {
 		{"sum within the old bounds", "", "(self.slots.size() > 0 ? self.slots[0].items.size() : 0) + (self.slots.size() > 1 ? self.slots[1].items.size() : 0) <= 6", Implied, ""},
 		{"guarded optional list within bounds", "", "(self.slots.size() > 0 ? (has(self.slots[0].extra) ? self.slots[0].extra.size() : 0) : 0) <= 3", Implied, ""},
 		{"implied by an old rule", "", "size(self.list) > 0 || self.mode == 'B'", Implied, "size(self.list) > 0"},
+		{"conjunction false by a bound", "", "!(self.slots.size() > 2 && self.name == 'x')", Implied, ""},
+		{"disjunction true by a bound", "", "self.slots.size() <= 2 || self.name == 'x'", Implied, ""},
+		{"string within its minLength", "", "!has(self.short) || size(self.short) > 0", Implied, ""},
+		{"both or neither, rewritten as ==", "self.ports.all(a, self.ports.all(b, ((!has(a.port) || a.port == 0) && (!has(b.port) || b.port == 0)) || (has(a.port) && a.port != 0 && has(b.port) && b.port != 0)))",
+			"self.ports.all(a, self.ports.all(b, (!has(a.port) || a.port == 0) == (!has(b.port) || b.port == 0)))", Equivalent, ""},
+		{"exactly one match, fewer matches", "self.ports.all(a, self.ports.exists_one(b, a.name == b.name && (has(a.port) && has(b.port) ? a.port == b.port : true)))",
+			"self.ports.all(a, self.ports.exists_one(b, a.name == b.name && (has(a.port) && has(b.port) ? a.port == b.port : !has(a.port) && !has(b.port))))", Looser, ""},
 
-		{"guard before a read", "self.name == 'x'", "has(self.name) && self.name == 'x'", Looser, ""},
+		{"guard before a read", "self.name == 'x'", "has(self.name) && self.name == 'x'", Equivalent, ""},
 		{"guarded uniqueness", "self.ports.all(a, a.name == 'x' ? self.ports.exists_one(b, b.name == a.name && b.port == a.port) : true)",
 			"self.ports.all(a, a.name == 'x' && has(a.port) ? self.ports.exists_one(b, b.name == a.name && has(b.port) && b.port == a.port) : true)", Looser, ""},
-		{"guard in exists()", "self.ports.exists(x, x.port == 1)", "self.ports.exists(x, has(x.port) && x.port == 1)", Looser, ""},
+		{"guard in exists()", "self.ports.exists(x, x.port == 1)", "self.ports.exists(x, has(x.port) && x.port == 1)", Equivalent, ""},
 		{"guard under a negation", "!(self.name == 'x')", "!(has(self.name) && self.name == 'x')", Looser, ""},
 
 		{"upper bound raised", "self.ports.all(p, p.port <= 6553)", "self.ports.all(p, p.port <= 65535)", Looser, ""},
@@ -115,6 +122,24 @@ func TestProveByText(t *testing.T) {
 		{"optional list read without has()", "", "(self.slots.size() > 0 ? self.slots[0].extra.size() : 0) <= 3", Undecided, ""},
 		{"optional list within bounds", "", "self.spare.size() <= 2", Undecided, ""},
 		{"shadowed variable", "self.list.all(self, self == 'a')", "self.list.all(self, self.mode != 'C')", Undecided, ""},
+		{"conjunction with a bound it may meet", "", "!(self.slots.size() > 1 && self.name == 'x')", Undecided, ""},
+		{"disjunction with a bound it may break", "", "self.slots.size() <= 1 || self.name == 'x'", Undecided, ""},
+		{"string beyond its minLength", "", "!has(self.short) || size(self.short) > 1", Undecided, ""},
+		{"guard that may fail", "", "!has(self.tls.sni) || size(self.tls.sni) > 0", Undecided, ""},
+		{"conjunction false by the bound of an optional list", "", "!(self.spare.size() > 2 && self.name == 'x')", Undecided, ""},
+		{"disjunction true by the bound of an optional list", "", "self.spare.size() <= 2 || self.name == 'x'", Undecided, ""},
+		{"both or neither, rewritten as differ", "self.ports.all(a, self.ports.all(b, ((!has(a.port) || a.port == 0) && (!has(b.port) || b.port == 0)) || (has(a.port) && a.port != 0 && has(b.port) && b.port != 0)))",
+			"self.ports.all(a, self.ports.all(b, (!has(a.port) || a.port == 0) != (!has(b.port) || b.port == 0)))", Undecided, ""},
+		{"both or neither, narrowed to neither", "self.ports.all(a, self.ports.all(b, ((!has(a.port) || a.port == 0) && (!has(b.port) || b.port == 0)) || (has(a.port) && a.port != 0 && has(b.port) && b.port != 0)))",
+			"self.ports.all(a, self.ports.all(b, (!has(a.port) || a.port == 0) && (!has(b.port) || b.port == 0)))", Undecided, ""},
+		{"exactly one match, the item itself no longer matches", "self.ports.all(a, self.ports.exists_one(b, a.name == b.name && (has(a.port) && has(b.port) ? a.port == b.port : true)))",
+			"self.ports.all(a, self.ports.exists_one(b, a.name == b.name && (has(a.port) && has(b.port) ? a.port == b.port : has(a.port) && has(b.port))))", Undecided, ""},
+		{"exactly one match, more matches", "self.ports.all(a, self.ports.exists_one(b, a.name == b.name && (has(a.port) && has(b.port) ? a.port == b.port : true)))",
+			"self.ports.all(a, self.ports.exists_one(b, a.name == b.name || (has(a.port) && has(b.port) ? a.port == b.port : true)))", Undecided, ""},
+		{"exactly one match in another list", "self.ports.all(a, self.backends.exists_one(b, a.name == b.name && (has(a.port) && has(b.name) ? a.port == 1 : true)))",
+			"self.ports.all(a, self.backends.exists_one(b, a.name == b.name && (has(a.port) && has(b.name) ? a.port == 1 : !has(a.port))))", Undecided, ""},
+		{"exactly one match, the item compared with itself", "self.ports.all(a, self.ports.exists_one(b, a.port == b.port && (has(a.name) ? true : true)))",
+			"self.ports.all(a, self.ports.exists_one(b, a.port == b.port && b.name != 'x'))", Undecided, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j.parsed = map[string]*celast.AST{}
@@ -154,5 +179,36 @@ func TestProveByTextOptionalOldSelf(t *testing.T) {
 	}
 	if got, because := j.proveByText(node, walk(j.newRoot, spec), c, read); got != Undecided {
 		t.Errorf("%v (because %q), want undecided", got, because)
+	}
+}
+
+// TestTruthTables checks the three-valued tables the prover decides rewrites with, on atoms
+// that may each be true, false or an error.
+func TestTruthTables(t *testing.T) {
+	x := &term{kind: "select", name: "x", args: []*term{{kind: "ident", name: "self"}}}
+	y := &term{kind: "select", name: "y", args: []*term{{kind: "ident", name: "self"}}}
+	and := func(a, b *term) *term { return &term{kind: "call", name: "_&&_", args: []*term{a, b}} }
+	or := func(a, b *term) *term { return &term{kind: "call", name: "_||_", args: []*term{a, b}} }
+	not := func(a *term) *term { return &term{kind: "call", name: "!_", args: []*term{a}} }
+	for _, tc := range []struct {
+		name string
+		got  func(p *prover) bool
+		want bool
+	}{
+		{"x && y implies x", func(p *prover) bool { return p.tableImplies(and(x, y), x) }, true},
+		{"x does not imply x && y", func(p *prover) bool { return p.tableImplies(x, and(x, y)) }, false},
+		{"x implies x || y, y erring", func(p *prover) bool { return p.tableImplies(x, or(x, y)) }, true},
+		{"!!x is x", func(p *prover) bool { return p.tableImplies(x, not(not(x))) && p.tableImplies(not(not(x)), x) }, true},
+		{"x || !x is not always true: x may err", func(p *prover) bool { return p.tableImplies(trueTerm, or(x, not(x))) }, false},
+		{"x && y is narrower than x where y cannot err", func(p *prover) bool { return p.narrower(x, and(x, y)) }, false},
+		{"x && y errs where x || y is true", func(p *prover) bool { return p.narrower(or(x, y), and(x, y)) }, false},
+		{"x && !!x is as narrow as x", func(p *prover) bool { return p.narrower(x, and(x, not(not(x)))) }, true},
+		{"x is not narrower than x && y", func(p *prover) bool { return p.narrower(and(x, y), x) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.got(&prover{seen: map[string]bool{}}); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

@@ -94,6 +94,8 @@ type Result struct {
 	// lists the facts of the old schema the proof used (none for a purely logical one).
 	ByText  bool
 	Because []string
+	// Why says, for an undecided change, which sub-expression could not be decided and why.
+	Why string
 }
 
 // Judge judges the rule changes of one version of a CRD pair; it keeps what it compiled.
@@ -262,33 +264,41 @@ func (j *Judge) judge(c Change) (res Result) {
 	}
 	// hopeless: no proof is possible any more and no witness will be confirmed.
 	hopeless := func() bool { return unsafe && (confirmed >= MaxConfirm || !complete && res.Objects >= limit) }
-	for i, v := range cands {
-		if i >= limit {
-			complete = false
-			break
+	sample := func() (found bool) {
+		for i, v := range cands {
+			if i >= limit {
+				complete = false
+				break
+			}
+			if try(v, nil) {
+				return true
+			}
+			if hopeless() {
+				return false
+			}
 		}
-		if try(v, nil) {
-			return res
-		}
-		if hopeless() {
-			return res
-		}
-	}
-	if transition {
-		n := 0
-	pairs:
-		for _, old := range cands {
-			for _, v := range cands {
-				if n >= limit {
-					complete = false
-					break pairs
-				}
-				n++
-				if try(v, old) || hopeless() {
-					return res
+		if transition {
+			n := 0
+			for _, old := range cands {
+				for _, v := range cands {
+					if n >= limit {
+						complete = false
+						return false
+					}
+					n++
+					if try(v, old) {
+						return true
+					}
+					if hopeless() {
+						return false
+					}
 				}
 			}
 		}
+		return false
+	}
+	if sample() {
+		return res
 	}
 	switch {
 	case unsafe:
@@ -302,6 +312,15 @@ func (j *Judge) judge(c Change) (res Result) {
 	default:
 		res.Verdict = Equivalent
 	}
+	if !res.Verdict.Safe() {
+		// Neither proven nor refuted by the sample: build candidates from what the new rule
+		// tests (see synth.go).
+		if ex, stored := j.synthesized(c, e, root, transition, sr.consts.strings); ex != nil {
+			res.Verdict, res.Example, res.Stored = Witness, ex, stored
+		} else {
+			res.Why = j.why(c, oldNode)
+		}
+	}
 	return res
 }
 
@@ -314,6 +333,8 @@ type search struct {
 	complete   bool
 	root       *refNode
 	transition bool
+	// consts are the literals of the rules, which synthesized values prefer (see synth.go).
+	consts constants
 }
 
 // prepare finds the change's node on both sides, the programs that judge it and the candidate
@@ -347,6 +368,7 @@ func (j *Judge) prepare(c Change) (sr search, ok bool) {
 	}
 	sr.cands = g.values(sr.root, oldNode, false)
 	sr.complete = !g.infinite && !g.truncated
+	sr.consts = g.consts
 
 	path := fieldPath(c.Steps)
 	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before,

@@ -32,6 +32,9 @@ type Case struct {
 	// NewDoc is New as written (JSON values), with keys the API types drop: it is sent once
 	// more with strict field validation, as kubectl apply does.
 	NewDoc map[string]any
+	// UpdateTo is, for the witness of an update (a transition rule), what the object is changed
+	// into after the CRD change; the server must refuse it.
+	UpdateTo map[string]any
 }
 
 // Evidence is what the server did; an empty field means nothing happened there.
@@ -61,6 +64,8 @@ type Evidence struct {
 	// Strict is the API server's answer to the new CRD as written, sent with strict field
 	// validation (kubectl apply's default) as a dry run after the change.
 	Strict string
+	// UpdateTo is the error of changing the object into Case.UpdateTo.
+	UpdateTo string
 	// Setup is set when the case could not be set up (the old CRD or the object was refused).
 	Setup string
 }
@@ -68,7 +73,7 @@ type Evidence struct {
 // Breaks reports whether the server showed a failure or a loss.
 func (e Evidence) Breaks() bool {
 	return e.CRDChange != "" || e.Strict != "" || e.Read != "" || e.OtherVersions != "" || e.Update != "" || e.Stored != "" ||
-		e.Touch != "" || e.Create != "" || e.Fresh != "" || e.Status != "" || e.Selector != ""
+		e.Touch != "" || e.Create != "" || e.Fresh != "" || e.Status != "" || e.Selector != "" || e.UpdateTo != ""
 }
 
 // Lines renders the evidence for docs/proof.md.
@@ -76,7 +81,7 @@ func (e Evidence) Lines() []string {
 	var out []string
 	for _, x := range []struct{ k, v string }{
 		{"setup", e.Setup}, {"CRD change", e.CRDChange}, {"kubectl apply (strict field validation)", e.Strict}, {"read", e.Read}, {"other versions", e.OtherVersions},
-		{"unchanged update", e.Update}, {"stored in etcd", e.Stored}, {"update of the changed field", e.Touch},
+		{"unchanged update", e.Update}, {"stored in etcd", e.Stored}, {"update of the changed field", e.Touch}, {"update to the example", e.UpdateTo},
 		{"fresh create", e.Create},
 		{"fresh object", e.Fresh}, {"status update", e.Status}, {"field selector", e.Selector},
 	} {
@@ -263,6 +268,9 @@ func (s *Server) probe(ctx context.Context, c Case, before map[string]map[string
 				break
 			}
 		}
+		if c.UpdateTo != nil {
+			ev.UpdateTo = s.updateTo(ctx, c)
+		}
 		if st, has := c.Object["status"]; has && st != nil {
 			latest, err := res.Get(ctx, name(c.Object), metav1.GetOptions{})
 			if err == nil {
@@ -285,6 +293,23 @@ func (s *Server) probe(ctx context.Context, c Case, before map[string]map[string
 	} else if d := diff(before[version], created.Object); d != "" {
 		ev.Fresh = d
 	}
+}
+
+// updateTo changes the object into the update witness and returns the server's refusal, if any.
+func (s *Server) updateTo(ctx context.Context, c Case) string {
+	res := s.resource(c.New, c.Object)
+	latest, err := res.Get(ctx, name(c.Object), metav1.GetOptions{})
+	if err != nil {
+		return "the object cannot be read: " + err.Error()
+	}
+	u := &unstructured.Unstructured{Object: copyJSON(c.UpdateTo)}
+	u.SetName(latest.GetName())
+	u.SetNamespace(latest.GetNamespace())
+	u.SetResourceVersion(latest.GetResourceVersion())
+	if _, err := res.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // selectors lists the objects with a field selector on each field the old CRD's version made

@@ -78,6 +78,15 @@ func loadProofCases(t *testing.T) []proofCase {
 				c: Case{Name: name + " (example)", Old: loadRenamed(t, dir, "old.yaml", group), New: loadRenamed(t, dir, "new.yaml", group), Object: regroup(ex, group)}}
 			out = append(out, pc)
 		}
+		// An update's witness: the stored object is created under the old CRD and, after the
+		// change, changed into the new one.
+		for k, up := range exp.updates {
+			group := fmt.Sprintf("c%03du%d.example.com", i, k)
+			pc := proofCase{dir: dir, rule: rule, example: true, expected: finding.Error, findings: exp.findings,
+				c: Case{Name: name + " (example update)", Old: loadRenamed(t, dir, "old.yaml", group), New: loadRenamed(t, dir, "new.yaml", group),
+					Object: regroup(up[0], group), UpdateTo: regroup(up[1], group)}}
+			out = append(out, pc)
+		}
 		objData, err := os.ReadFile(filepath.Join(dir, "object.yaml"))
 		if err != nil {
 			continue // no object: a case about files, not about a cluster (duplicates, parse errors)
@@ -128,8 +137,9 @@ type expected struct {
 	findings []string
 	// paths are the plain property paths they concern.
 	paths []string
-	// examples are the witnesses the findings carry.
+	// examples are the witnesses the findings carry; updates, those of updates (old, new).
 	examples []map[string]any
+	updates  [][2]map[string]any
 }
 
 // document reads a CRD file as written, keys the API types do not define included.
@@ -169,6 +179,13 @@ func expectation(t *testing.T, dir string) expected {
 				t.Fatalf("%s: example of %s: %v", dir, f.Rule, err)
 			}
 			exp.examples = append(exp.examples, ex)
+		}
+		if u := f.ExampleUpdate; u != nil {
+			var up [2]map[string]any
+			if json.Unmarshal(u.Old, &up[0]) != nil || json.Unmarshal(u.New, &up[1]) != nil {
+				t.Fatalf("%s: update example of %s", dir, f.Rule)
+			}
+			exp.updates = append(exp.updates, up)
 		}
 		if f.Severity > finding.Info {
 			exp.findings = append(exp.findings, f.Rule+" ("+f.Severity.String()+")")
@@ -224,7 +241,10 @@ func TestProof(t *testing.T) {
 			if why := undecided[pc.c.Name]; why != "" {
 				fmt.Fprintf(&page, "Not provable: %s.\n\n", why)
 			}
-			if pc.example {
+			switch {
+			case pc.c.UpdateTo != nil:
+				fmt.Fprintf(&page, "Example: changing `%s` to `%s`\n\n", celproof.Short(pc.c.Object), celproof.Short(pc.c.UpdateTo))
+			case pc.example:
 				fmt.Fprintf(&page, "Example: `%s`\n\n", celproof.Short(pc.c.Object))
 			}
 			lines := ev.Lines()
@@ -237,6 +257,9 @@ func TestProof(t *testing.T) {
 			switch {
 			case ev.Setup != "":
 				t.Errorf("%s: the case could not be set up: %s", pc.c.Name, ev.Setup)
+			case pc.c.UpdateTo != nil && ev.CRDChange == "" && ev.UpdateTo == "":
+				t.Errorf("%s: the server accepts the update after the change: %s to %s", pc.c.Name, celproof.Short(pc.c.Object), celproof.Short(pc.c.UpdateTo))
+			case pc.c.UpdateTo != nil:
 			case pc.example && ev.CRDChange == "" && ev.Create == "":
 				t.Errorf("%s: the server accepts the example after the change: %s", pc.c.Name, celproof.Short(pc.c.Object))
 			case pc.example:

@@ -28,7 +28,7 @@ var (
 		ID: "validation-rule-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "validation-rule-loosened",
 		Summary: "The expression of a CEL validation rule changed, and crdguard could not prove it rejects nothing the old schema accepted.",
 		Advice:  "objects valid under the old rule may be rejected; make sure the new rule accepts everything the old one did",
-		Doc:     "crdguard evaluates the old and the new rule with the API server's CEL runtime (see \"CEL rules: proofs and examples\"). When it finds an object that the old schema accepts and the new rule rejects, and the API server's validator confirms it, the finding carries it as `example` and the message shows it on one line. When it can neither prove the change safe nor find such an object, the change stays an error (fail closed) and the message says how many objects were tried.",
+		Doc:     "crdguard evaluates the old and the new rule with the API server's CEL runtime (see \"CEL rules: proofs and examples\"). When it finds an object that the old schema accepts and the new rule rejects, and the API server's validator confirms it, the finding carries it as `example` and the message shows it on one line. When it can neither prove the change safe nor find such an object, the change stays an error (fail closed) and the message names the smallest part of the rule that changed and the values it reads that no enumeration covers.",
 	}
 	validationRuleRewritten = &Rule{
 		ID: "validation-rule-rewritten", Severity: finding.Info, Level: PropertyLevel,
@@ -334,8 +334,8 @@ func proven(res celproof.Result) string {
 	return fmt.Sprintf("proven on all %d %s the old schema allows for the data the rules read", res.Objects, what)
 }
 
-// shown is the part of an unsafe verdict's message that shows the witness, or says how far the
-// search went.
+// shown is the part of an unsafe verdict's message that shows the witness, or says which
+// sub-expression could not be decided and why.
 func shown(res celproof.Result) string {
 	switch {
 	case res.Verdict == celproof.Witness && res.Stored != nil:
@@ -343,8 +343,8 @@ func shown(res celproof.Result) string {
 	case res.Verdict == celproof.Witness:
 		return ": e.g. " + celproof.Short(res.Example) + " was valid and is now rejected"
 	}
-	if res.Objects > 0 {
-		return fmt.Sprintf(" (no counterexample among %d objects)", res.Objects)
+	if res.Why != "" {
+		return " (undecided: " + res.Why + ")"
 	}
 	return ""
 }
