@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -94,10 +95,11 @@ func checkValidations(n *node) {
 	}
 	var unmatchedOld []int
 	for j, m := range matched {
-		if !m {
+		if !m && !n.settled[o[j].Rule] {
 			unmatchedOld = append(unmatchedOld, j)
 		}
 	}
+	unmatchedNew = slices.DeleteFunc(unmatchedNew, func(i int) bool { return n.settled[w[i].Rule] })
 	pairs, unmatchedOld, unmatchedNew := pairRules(o, w, unmatchedOld, unmatchedNew)
 	for _, p := range pairs {
 		n.ruleChanged(o[p[0]], w[p[1]])

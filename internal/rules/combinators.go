@@ -27,14 +27,14 @@ var (
 	combinatorLoosened = &Rule{
 		ID: "combinator-loosened", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "An allOf/anyOf/oneOf/not now accepts more values (removed, anyOf branch added, allOf branch removed).",
-		Doc:     "Accepting more values is safe for writers; readers must cope with them. Combinators whose branches only require fields, or combine such branches (exactly one of s3, gs, host becoming at least one of them but never s3 with gs; Istio's \"at most one of\", a oneOf whose first branch is a not of an anyOf), are proven by trying every choice of which of those fields an object sets: every choice the old node accepted must still be accepted. A field new in this change is set in no object the old schema accepted, where the old node drops unknown fields and the new one gives the field no default.",
+		Doc:     "Accepting more values is safe for writers; readers must cope with them. Combinators whose branches only require fields, or combine such branches (exactly one of s3, gs, host becoming at least one of them but never s3 with gs; Istio's \"at most one of\", a oneOf whose first branch is a not of an anyOf), are proven by trying every choice of which of those fields an object sets: every choice the old node accepted must still be accepted. A field new in this change is set in no object the old schema accepted, where the old node drops unknown fields and the new one gives the field no default. Constraints moved between keywords at one node are judged together: a oneOf of such branches replaced by the CEL rule that says the same (`has(self.a) != has(self.b)`) is one combinator-loosened naming both sides, proven over the same choices; a rule that refuses more is validation-rule-added with its witness.",
 	}
 )
 
 var combinatorRules = []*Rule{combinatorTightened, combinatorLoosened}
 
 func checkCombinators(n *node) {
-	if presenceLoosened(n) {
+	if all := keywordSet(1<<kwAllOf | 1<<kwAnyOf | 1<<kwOneOf | 1<<kwNot); n.judged&all == all || presenceLoosened(n) {
 		return
 	}
 	for _, c := range []struct {
@@ -118,19 +118,10 @@ func presenceLoosened(n *node) bool {
 			}
 		}
 	}
-	for set := 0; set < 1<<len(names); set++ {
-		// The node's own required fields that no branch names are set in every object it
-		// accepts, whatever the branches ask.
-		present := func(name string) bool {
-			i := slices.Index(names, name)
-			return i < 0 || set&(1<<i) != 0
-		}
-		if slices.ContainsFunc(unset, present) {
-			continue
-		}
-		if allSet(o.Required, present) && combinatorsAccept(o, present) && !combinatorsAccept(w, present) {
-			return false
-		}
+	if !everyChoice(names, unset, func(present func(string) bool) bool {
+		return !allSet(o.Required, present) || !combinatorsAccept(o, present) || combinatorsAccept(w, present)
+	}) {
+		return false
 	}
 	first, found := kwOneOf, false
 	for _, k := range []keyword{kwAllOf, kwAnyOf, kwOneOf, kwNot} {
@@ -144,6 +135,22 @@ func presenceLoosened(n *node) bool {
 		why = "; " + strings.Join(unset, ", ") + " " + map[bool]string{true: "is", false: "are"}[len(unset) == 1] + " new, set in no object the old schema accepted"
 	}
 	n.combinator(first, false, "the allOf/anyOf/oneOf/not of %s changed, and every object they accepted is still accepted (proven over which of %s are set%s)", n.path, strings.Join(names, ", "), why)
+	return true
+}
+
+// everyChoice reports whether ok holds for every choice of which of names an object sets, none
+// of unset among them. A field names does not list counts as set: the node's own required
+// fields that no branch names are set in every object it accepts, whatever the branches ask.
+func everyChoice(names, unset []string, ok func(present func(string) bool) bool) bool {
+	for set := 0; set < 1<<len(names); set++ {
+		present := func(name string) bool {
+			i := slices.Index(names, name)
+			return i < 0 || set&(1<<i) != 0
+		}
+		if !slices.ContainsFunc(unset, present) && !ok(present) {
+			return false
+		}
+	}
 	return true
 }
 

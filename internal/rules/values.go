@@ -45,7 +45,7 @@ var (
 	enumRemoved = &Rule{
 		ID: "enum-removed", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "An enum restriction was removed.",
-		Doc:     "Any value is now accepted: safe for writers; readers must cope with new values.",
+		Doc:     "Any value is now accepted: safe for writers; readers must cope with new values. An enum moved from a list to its items is judged as one change: an enum of strings written on the list itself refused every list, so the items' enum refuses nothing stored (this finding); when the list's enum allowed lists with an item the items' enum lacks, it is enum-added with such a list as the example.",
 	}
 	enumValueRemoved = &Rule{
 		ID: "enum-value-removed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "enum-value-added",
@@ -109,6 +109,9 @@ func checkEnum(n *node) {
 		return
 	}
 	n.judge(kwEnum)
+	if enumMoved(n) {
+		return
+	}
 	o, w := n.old.Enum, n.new.Enum
 	switch {
 	case len(o) == 0:
@@ -130,6 +133,64 @@ func checkEnum(n *node) {
 		}
 	}
 	// Only the order changed: nothing to report, and nothing unknown either.
+}
+
+// enumMoved judges an enum moved from a list to its items (DESIGN §7: constraints moved between
+// keywords are judged together). On the list it reports nothing and marks its items; on the
+// items it reports one finding: the list's old enum allowed only the lists among its values
+// (none at all, usually: an enum of strings written one level too high refuses every list), so
+// the items' enum refuses nothing stored unless one of those lists holds an item it lacks — then
+// an error with that list as the witness.
+func enumMoved(n *node) bool {
+	o, w := n.old, n.new
+	if len(o.Enum) > 0 && len(w.Enum) == 0 && o.Items != nil && o.Items.Schema != nil && w.Items != nil && w.Items.Schema != nil &&
+		len(o.Items.Schema.Enum) == 0 && len(w.Items.Schema.Enum) > 0 {
+		n.itemsEnumMoved = true
+		return true
+	}
+	if n.enumMovedFrom == nil || len(o.Enum) > 0 || len(w.Enum) == 0 {
+		return false
+	}
+	allowed := enumSet(w.Enum)
+	var lists, refused []any
+	for _, v := range n.enumMovedFrom {
+		var l []any
+		if json.Unmarshal(v.Raw, &l) != nil {
+			continue // not a list: no list ever equalled it
+		}
+		lists = append(lists, l)
+		for _, item := range l {
+			b, _ := json.Marshal(item)
+			if !allowed[string(canonicalJSON(b))] {
+				refused = append(refused, item)
+			}
+		}
+	}
+	parent := strings.TrimSuffix(n.path, "[*]")
+	if len(refused) == 0 {
+		why := "accepted no list at all"
+		if len(lists) > 0 {
+			why = "accepted only lists whose items the new enum allows"
+		}
+		n.emit(enumRemoved, finding.Head, n.keyAt(finding.Head, kwEnum), enumValues(n.enumMovedFrom), enumValues(w.Enum),
+			"the enum of %s moved to its items (%s is now restricted to %s): the old enum %s, so nothing it accepted is refused", parent, n.path, enumValues(w.Enum), why)
+		return true
+	}
+	var example map[string]any
+	shown := ""
+	if steps, ok := n.steps(); ok {
+		var used any
+		if example, used = n.e.judge(n.version).Refused(steps, refused, func(e *field.Error) bool { return e.Type == field.ErrorTypeNotSupported }); example != nil {
+			b, _ := json.Marshal(used)
+			shown = fmt.Sprintf(": e.g. an item %s was accepted and is now rejected", b)
+		}
+	}
+	f := n.emit(enumAdded, finding.Head, n.keyAt(finding.Head, kwEnum), enumValues(n.enumMovedFrom), enumValues(w.Enum),
+		"the enum of %s moved to its items (%s is now restricted to %s), which refuse an item of a list the old enum allowed%s", parent, n.path, enumValues(w.Enum), shown)
+	if example != nil {
+		f.Example = finding.Value(example)
+	}
+	return true
 }
 
 func enumSet(vs []apiextv1.JSON) map[string]bool {

@@ -18,7 +18,7 @@ import (
 // below a node (a type change makes everything under it moot).
 var propertyChecks = []func(*node){
 	checkIntOrString, checkType, checkFields, checkNullable, checkDefault, checkEnum,
-	checkFormat, checkPattern, checkBounds, checkValidations, checkLists, checkCombinators, checkDocs,
+	checkFormat, checkPattern, checkBounds, checkMovedToRules, checkValidations, checkLists, checkCombinators, checkDocs,
 }
 
 // node is one schema node present on both sides, with the bookkeeping that makes the walk fail
@@ -44,6 +44,13 @@ type node struct {
 	// places remembers what built-in type each side's node is (see builtin.go).
 	parent *node
 	places [2]*k8stypes.Place
+	// enumMovedFrom is, on the items of a list whose enum moved to them in this change, the
+	// list's old enum (see enumMoved); itemsEnumMoved marks that list.
+	enumMovedFrom  []apiextv1.JSON
+	itemsEnumMoved bool
+	// settled are the texts of rules added or removed here that were judged together with the
+	// node's combinators (checkMovedToRules), and are not reported on their own.
+	settled map[string]bool
 }
 
 // relStep is one step of a schema node's YAML path below openAPIV3Schema; the chain is only
@@ -136,6 +143,9 @@ func (n *node) walkChildren() {
 
 func (n *node) child(path string, old, new *apiextv1.JSONSchemaProps, branch bool, segs ...any) {
 	c := &node{e: n.e, version: n.version, old: old, new: new, path: path, rel: &relStep{parent: n.rel, segs: segs}, parent: n}
+	if n.itemsEnumMoved && len(segs) == 1 && segs[0] == "items" {
+		c.enumMovedFrom = n.old.Enum
+	}
 	if branch {
 		c.inBranch, c.underBranch = true, n.underBranch
 	} else {
