@@ -403,8 +403,10 @@ func (j *Judge) repairValue(f *failure, kept *refNode, cur any) any {
 		return nil
 	}
 	prog := j.program("old:"+f.key, f.s, f.isRoot, -1)
-	for i, c := range g.values(root, f.s, false) {
-		if i >= maxRepairCandidates {
+	// One field changed at a time first (see singleChanges), then the usual product.
+	single := g.singleChanges(root, f.s)
+	for i, c := range append(single, g.values(root, f.s, false)...) {
+		if i >= maxRepairCandidates+len(single) {
 			break
 		}
 		if kept != nil {

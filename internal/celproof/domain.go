@@ -143,6 +143,52 @@ func (g *gen) objects(r *refNode, s *structuralschema.Structural, preserve bool)
 	return out
 }
 
+// singleChanges are the object's first candidate (every field the rules read at its first
+// value) and then that candidate with one field changed at a time: a few dozen values that
+// reach every value of every field, where the product reaches a field's last enum value only
+// after thousands (a repair needs the filter's type that its cors block demands).
+func (g *gen) singleChanges(r *refNode, s *structuralschema.Structural) []any {
+	if s.Type != "object" || len(r.fields) == 0 {
+		return nil
+	}
+	names := r.sortedFields()
+	dims := make([][]any, len(names))
+	for i, name := range names {
+		child, required := g.childSchema(s, name)
+		dims[i] = g.field(r.fields[name], child, required, s.XPreserveUnknownFields)
+		if len(dims[i]) == 0 {
+			return nil
+		}
+	}
+	base, _ := minimal(s).(map[string]any)
+	with := func(pick func(i int) any) map[string]any {
+		m := make(map[string]any, len(base)+len(names))
+		for k, v := range base {
+			m[k] = copyValue(v)
+		}
+		for i, name := range names {
+			if v := pick(i); v == absent {
+				delete(m, name)
+			} else {
+				m[name] = copyValue(v)
+			}
+		}
+		return m
+	}
+	out := []any{with(func(i int) any { return dims[i][0] })}
+	for k := range names {
+		for _, v := range dims[k][1:] {
+			out = append(out, with(func(i int) any {
+				if i == k {
+					return v
+				}
+				return dims[i][0]
+			}))
+		}
+	}
+	return out
+}
+
 // variants of an object used whole: its minimal value with one property set, or set to
 // another value, each in turn, so that comparisons of whole objects (self == oldSelf) see
 // different values.
@@ -238,6 +284,14 @@ func (g *gen) maps(s *structuralschema.Structural) []any {
 	out := []any{map[string]any{}, map[string]any{"a": v}}
 	for _, k := range g.consts.strings {
 		out = append(out, map[string]any{k: v})
+	}
+	// Keys as long as the rules' integer constants, and one longer: rules bound keys too.
+	for _, n := range g.consts.ints {
+		for _, k := range []int64{n, n + 1} {
+			if k > 1 && k <= 256 {
+				out = append(out, map[string]any{strings.Repeat("a", int(k)): v})
+			}
+		}
 	}
 	return out
 }

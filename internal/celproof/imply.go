@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -349,8 +350,42 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 			p.note("%s is never %s under the old enum", field.String(), lit.String())
 			return boolTerm(t.name == "_!=_")
 		}
+	case isCall(t, "@in") && t.args[0].kind == "lit" && strings.HasPrefix(t.args[0].name, "string:"):
+		// A list every object has, whose items the old schema keeps from ever being the
+		// literal: `'*' in self` on origins that must carry a scheme.
+		b := lookup(t.args[1], env)
+		if b == nil || !b.present || b.old.Type != "array" || b.old.Items == nil {
+			break
+		}
+		v, _ := strconv.Unquote(strings.TrimPrefix(t.args[0].name, "string:"))
+		if why := refuses(b.old.Items, v); why != "" {
+			p.note("no item of %s is %s under the old %s", t.args[1].String(), t.args[0].String(), why)
+			return falseTerm
+		}
 	}
 	return t
+}
+
+// refuses says which of a string node's enum, pattern and lengths refuse v, or "".
+func refuses(s *structuralschema.Structural, v string) string {
+	vv := s.ValueValidation
+	if s.Type != "string" || vv == nil {
+		return ""
+	}
+	n := int64(len([]rune(v)))
+	switch {
+	case len(vv.Enum) > 0 && !slices.ContainsFunc(vv.Enum, func(e structuralschema.JSON) bool { return e.Object == v }):
+		return "enum"
+	case vv.MinLength != nil && n < *vv.MinLength:
+		return "minLength"
+	case vv.MaxLength != nil && n > *vv.MaxLength:
+		return "maxLength"
+	case vv.Pattern != "":
+		if re, err := regexp.Compile(vv.Pattern); err == nil && !re.MatchString(v) {
+			return "pattern"
+		}
+	}
+	return ""
 }
 
 // uniqueKey recognises the idiom that says an item's key is unique in its list,
