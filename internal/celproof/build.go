@@ -136,6 +136,8 @@ func leaf(cur any, sc *structuralschema.Structural, w want, src any, prefer []an
 		return v, fits(sc, v)
 	case wNeq:
 		return otherThan(sc, w.vals, prefer)
+	case wMatch:
+		return matching(sc, w.val.(string), w.n == 1)
 	case wDiffer:
 		return otherThan(sc, []any{src}, nil)
 	case wSize:
@@ -204,6 +206,44 @@ func otherThan(sc *structuralschema.Structural, avoid, prefer []any) (any, bool)
 	}
 	return nil, false
 }
+
+// matching is a string the node's pattern and lengths allow that re matches (or, not match,
+// does not), found by regexlang.
+func matching(sc *structuralschema.Structural, re string, match bool) (any, bool) {
+	if sc.Type != "string" {
+		return nil, false
+	}
+	pattern, b := "", regexlang.Bounds{Max: -1}
+	if vv := sc.ValueValidation; vv != nil {
+		pattern = vv.Pattern
+		if vv.MinLength != nil {
+			b.Min = int(*vv.MinLength)
+		}
+		if vv.MaxLength != nil {
+			b.Max = int(*vv.MaxLength)
+		}
+	}
+	var res regexlang.Result
+	switch {
+	case match && pattern != "":
+		res = regexlang.IncludesWhere(re, []string{pattern}, nothing, b)
+	case match:
+		res = regexlang.Includes(re, nothing, b)
+	case pattern != "":
+		res = regexlang.Includes(pattern, re, b)
+	default:
+		res = regexlang.Includes("", re, b)
+	}
+	for _, c := range res.Examples {
+		if fits(sc, c) {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// nothing is a regular expression that matches no string.
+const nothing = "[^\\x00-\\x{10FFFF}]"
 
 // alternatives are the values worth trying at a place, as the generator lists them.
 func alternatives(sc *structuralschema.Structural) []any {

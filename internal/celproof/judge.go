@@ -318,7 +318,7 @@ func (j *Judge) judge(c Change) (res Result) {
 		if ex, stored := j.synthesized(c, e, root, transition, sr.consts.strings); ex != nil {
 			res.Verdict, res.Example, res.Stored = Witness, ex, stored
 		} else {
-			res.Why = j.why(c, oldNode)
+			res.Why = j.why(c, oldNode, unsafe)
 		}
 	}
 	return res

@@ -6,8 +6,6 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"strconv"
 	"strings"
-
-	"github.com/crdguard/crdguard/internal/regexlang"
 )
 
 // Sampling the old schema's values finds a witness only when one lies among the first few
@@ -55,6 +53,9 @@ const (
 	wNeq
 	wSize
 	wDiffer
+	// wMatch: a string the old pattern allows that the regular expression val matches (n 1) or
+	// does not (n 0), found by regexlang where the place is known.
+	wMatch
 )
 
 // sol is one way of giving a sub-expression the wanted verdict: every requirement at once.
@@ -392,17 +393,18 @@ func (s *synth) stringFunc(t *term, w bool, env map[string]spath) []sol {
 		vals = [][]string{{arg, "a" + arg + "a"}, {"", "a"}}[pick]
 	case "matches":
 		vals = []string{"", "a", "1", "a.b", "-"}
-		if w {
-			// Some string the regular expression matches: one it matches and a pattern that
-			// matches nothing does not.
-			if r := regexlang.Includes(arg, "[^\\x00-\\x{10FFFF}]", regexlang.Bounds{Max: 253}); r.Verdict == regexlang.Witness {
-				vals = append(r.Examples, vals...)
-			}
-		}
 	default:
 		return nil
 	}
 	var out []sol
+	if t.name == "matches" {
+		// First a string of the old pattern that the expression matches or not (see leaf).
+		m := 0
+		if w {
+			m = 1
+		}
+		out = append(out, sol{{kind: wMatch, at: p, val: arg, n: m}})
+	}
 	for _, v := range vals {
 		out = append(out, sol{{kind: wEq, at: p, val: v}})
 	}

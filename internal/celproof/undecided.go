@@ -13,8 +13,10 @@ import (
 // the smallest sub-expression in which the new rule differs from the old one (for an added rule,
 // the part behind its guards), and the data it reads that no enumeration covers.
 
-// why explains an undecided change (see above); "" when the rules do not parse.
-func (j *Judge) why(c Change, oldNode *structuralschema.Structural) string {
+// why explains an undecided change (see above); "" when the rules do not parse. seen: values the
+// new rule refuses and the old rules accept were found, but the validator of the whole old
+// version confirmed none (another constraint of the schema refuses each).
+func (j *Judge) why(c Change, oldNode *structuralschema.Structural, seen bool) string {
 	an, ok := j.parse(c.After.Rule)
 	if !ok {
 		return ""
@@ -32,6 +34,9 @@ func (j *Judge) why(c Change, oldNode *structuralschema.Structural) string {
 	} else {
 		n = unguarded(n)
 		claim = fmt.Sprintf("could not show that every object the old schema accepts satisfies %s", quote(n, an, c.After.Rule))
+	}
+	if seen {
+		return claim + ": values of this node that the new rule refuses and the old rules accept were found, but the old version refuses each of them elsewhere, and no proof applies"
 	}
 	reads := unboundedReads(n, map[string]*structuralschema.Structural{"self": oldNode, "oldSelf": oldNode}, nil)
 	switch len(reads) {
