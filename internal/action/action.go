@@ -64,6 +64,7 @@ type inputs struct {
 	base, head                        string // override the event's commits
 	sarif                             string // also write a SARIF log here
 	changelog                         string // also write the changelog (Markdown release notes) here
+	pullRequest                       string // a workflow_run run posts for this pull request
 	paths, baselines                  []string
 	checkRun                          bool
 	cluster                           clusterInputs
@@ -78,7 +79,8 @@ func readInputs(gha *githubactions.Action) (inputs, error) {
 		checkName: orDefault(gha.GetInput("check-name"), DefaultCheckName),
 		paths:     list(gha.GetInput("paths")), baselines: list(gha.GetInput("baselines")),
 		base: gha.GetInput("base"), head: gha.GetInput("head"), sarif: gha.GetInput("sarif"), changelog: gha.GetInput("changelog"),
-		checkRun: true,
+		pullRequest: gha.GetInput("pull-request"),
+		checkRun:    true,
 	}
 	switch v := orDefault(gha.GetInput("check-run"), "true"); v {
 	case "true":
@@ -138,9 +140,11 @@ type event struct {
 	MergeGroup *struct {
 		HeadSHA string `json:"head_sha"`
 		BaseSHA string `json:"base_sha"`
+		HeadRef string `json:"head_ref"`
 	} `json:"merge_group"`
-	Before string `json:"before"`
-	After  string `json:"after"`
+	WorkflowRun *workflowRun `json:"workflow_run"`
+	Before      string       `json:"before"`
+	After       string       `json:"after"`
 }
 
 // target is what one run compares and where it reports.
@@ -150,6 +154,13 @@ type target struct {
 	labels           []string
 	fork             bool
 	nothingToCompare string // set when there is nothing to do, with the reason
+	// kind is policy.PullRequestRun, MergeGroupRun, PushRun or "" (explicit refs): whose
+	// acknowledgements apply.
+	kind string
+	// queueRef is a merge group's head_ref (gh-readonly-queue/<base>/pr-<N>-<sha>).
+	queueRef string
+	// run is a workflow_run event's run; the pull request it posts for is found later.
+	run *workflowRun
 }
 
 func readEvent(name, path string) (target, error) {
@@ -170,7 +181,7 @@ func readEvent(name, path string) (target, error) {
 		if pr == nil || pr.Base.SHA == "" || pr.Head.SHA == "" {
 			return target{}, fmt.Errorf("%s event without pull_request.base.sha and head.sha", name)
 		}
-		t := target{pr: pr.Number, base: pr.Base.SHA, head: pr.Head.SHA, fork: pr.Head.Repo.Fork}
+		t := target{pr: pr.Number, base: pr.Base.SHA, head: pr.Head.SHA, fork: pr.Head.Repo.Fork, kind: policy.PullRequestRun}
 		for _, l := range pr.Labels {
 			t.labels = append(t.labels, l.Name)
 		}
@@ -182,15 +193,17 @@ func readEvent(name, path string) (target, error) {
 		if mg == nil || mg.BaseSHA == "" || mg.HeadSHA == "" {
 			return target{}, fmt.Errorf("merge_group event without merge_group.base_sha and head_sha")
 		}
-		return target{base: mg.BaseSHA, head: mg.HeadSHA}, nil
+		return target{base: mg.BaseSHA, head: mg.HeadSHA, kind: policy.MergeGroupRun, queueRef: mg.HeadRef}, nil
 	case "push":
-		t := target{base: ev.Before, head: ev.After}
+		t := target{base: ev.Before, head: ev.After, kind: policy.PushRun}
 		if strings.Trim(ev.Before, "0") == "" {
 			t.nothingToCompare = "a new branch was pushed: there is no earlier commit to compare with"
 		}
 		return t, nil
+	case "workflow_run":
+		return workflowRunTarget(ev.WorkflowRun)
 	}
-	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, merge_group or push)", name)
+	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, merge_group, push or workflow_run)", name)
 }
 
 // run holds one run's state.
@@ -205,6 +218,8 @@ type run struct {
 	// pub is nil without a usable token; check is the open check run (ID 0: none).
 	pub   *github.Publisher
 	check github.Check
+	// checkRefused says GitHub refused to create the check run.
+	checkRefused bool
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -294,6 +309,15 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	if err := filter.Validate(); err != nil {
 		return 0, fmt.Errorf("paths: %w", err)
 	}
+	if r.target.run != nil && r.target.pr == 0 {
+		why, err := r.pullRequestOfRun(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if why != "" {
+			return r.noVerdict(ctx, why), nil
+		}
+	}
 	if r.target.nothingToCompare != "" {
 		r.logf("%s", r.target.nothingToCompare)
 		r.finish(ctx, github.Success, "Nothing to compare", report.Escape(r.target.nothingToCompare)+".", nil)
@@ -332,18 +356,22 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	for _, n := range notices {
 		r.gha.Noticef("%s", n)
 	}
-	dec := policy.Decide(out.Findings, in.failOn, r.acknowledgements(ctx, cfg))
+	dec := policy.Decide(out.Findings, in.failOn, r.acknowledgements(ctx, cfg, repo))
 	for _, n := range dec.Notes {
 		r.logf("%s", n)
 	}
+	r.answer(ctx, dec.Refused)
 	findings := dec.Findings
 	acks := append(append([]policy.Acknowledged{}, out.Acknowledged...), dec.Acknowledged...)
 	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: notices,
 		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}, Acknowledged: acks}
 
+	if r.target.pr != 0 {
+		rep.PullRequest = &report.PullRequest{Number: r.target.pr, Base: r.target.base, Head: r.target.head}
+	}
 	fails, acknowledged := dec.Fails, dec.ByLabel
 	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel}
-	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel)
+	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel, r.target.kind, countChanges(dec.Acknowledged))
 	summary := github.Summary(rep, headline+acknowledgedList(acks))
 
 	// A refused check run does not stop the review: a personal token may post reviews but not
@@ -383,6 +411,9 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		r.gha.AddStepSummary(github.StepSummary(rep, headline))
 	}
 	r.outputs(workspace, &rep, result)
+	if r.fallback && r.target.pr != 0 {
+		r.logf("%s", forkHint(r.target.pr))
+	}
 	r.logf("%s", title)
 	if result == "fail" {
 		return ExitFindings, nil
@@ -396,11 +427,12 @@ func (r *run) startCheck(ctx context.Context, sha string) {
 	if r.pub == nil && !r.fallback {
 		r.pub = r.newPublisher()
 	}
-	if r.pub == nil || !r.in.checkRun || r.check.ID != 0 || sha == "" {
+	if r.pub == nil || !r.in.checkRun || r.check.ID != 0 || sha == "" || r.checkRefused {
 		return
 	}
 	id, err := r.pub.API.CreateCheckRun(ctx, r.in.checkName, sha)
 	if err != nil {
+		r.checkRefused = true // once: a token that may not create it will not on the next try
 		r.refused("creating the check run", err)
 		return
 	}
@@ -542,20 +574,33 @@ func loadConfig(workspace, input string) (*policy.Config, error) {
 	return policy.Find(input, workspace)
 }
 
-// verdict picks the check run's conclusion and title.
-func verdict(rep report.Report, fails, acknowledged bool, label string) (conclusion, title, headline string) {
+// verdict picks the check run's conclusion and title; acked counts the changes replies
+// acknowledged, which the title mentions (ignore entries are counted in the report).
+func verdict(rep report.Report, fails, acknowledged bool, label, kind string, acked int) (conclusion, title, headline string) {
 	s := report.Summarize(rep)
 	counts := report.Counts(rep)
+	also := ""
+	if acked > 0 {
+		also = fmt.Sprintf(" (%d acknowledged)", acked)
+	}
 	switch {
 	case acknowledged:
+		who := "The pull request carries"
+		if kind != policy.PullRequestRun {
+			who = "Every pull request this commit brings carries"
+		}
 		return github.Neutral, "Breaking CRD changes acknowledged (" + counts + ")",
-			"The pull request carries the label **" + report.Escape(label) + "**, so these findings do not fail the check."
+			who + " the label **" + report.Escape(label) + "**, so these findings do not fail the check."
 	case fails:
-		return github.Failure, "Breaking CRD changes: " + counts, ""
+		return github.Failure, "Breaking CRD changes: " + counts + also, ""
 	case s.Error+s.Warning > 0:
-		return github.Neutral, "CRD changes to review: " + counts, ""
+		return github.Neutral, "CRD changes to review: " + counts + also, ""
 	}
-	return github.Success, "No breaking CRD changes (" + report.Count(s.CRDs, "CRD") + " compared)", ""
+	compared := report.Count(s.CRDs, "CRD") + " compared"
+	if acked > 0 {
+		compared += "; " + report.Count(acked, "change") + " acknowledged"
+	}
+	return github.Success, "No breaking CRD changes (" + compared + ")", ""
 }
 
 // writeReport writes rep in a format to path, relative to the workspace.

@@ -26,6 +26,10 @@ type Comment struct {
 	InReplyTo int64
 	File      bool   // subject_type: file
 	Author    string // the login that posted it
+	// Association is GitHub's author_association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, …).
+	Association string
+	// Bot says the author is a bot account; Edited that the comment changed after it was posted.
+	Bot, Edited bool
 }
 
 // Review is a submitted pull request review.
@@ -67,6 +71,12 @@ type API interface {
 	UpdateCheckRun(ctx context.Context, id int64, name, conclusion string, out CheckOutput) error
 	// CheckRunStatus is queued, in_progress or completed.
 	CheckRunStatus(ctx context.Context, id int64) (string, error)
+	// PullRequest reads one pull request.
+	PullRequest(ctx context.Context, number int) (PullRequest, error)
+	// PullRequestsOfCommit lists the pull requests a commit belongs to (merged or open).
+	PullRequestsOfCommit(ctx context.Context, sha string) ([]PullRequest, error)
+	// ReplyToComment answers a review comment in its thread.
+	ReplyToComment(ctx context.Context, pr int, to int64, body string) error
 }
 
 // REST is the API over GitHub's REST endpoints (github.com or Enterprise Server).
@@ -146,7 +156,9 @@ func (r *REST) ListReviewComments(ctx context.Context, pr int) ([]Comment, error
 		return r.c.PullRequests.ListComments(ctx, r.owner, r.name, pr, &gh.PullRequestListCommentsOptions{ListOptions: opts})
 	}, func(c *gh.PullRequestComment) Comment {
 		return Comment{ID: c.GetID(), Path: c.GetPath(), Line: c.GetLine(), Side: c.GetSide(), Body: c.GetBody(),
-			InReplyTo: c.GetInReplyTo(), File: c.GetSubjectType() == "file", Author: c.GetUser().GetLogin()}
+			InReplyTo: c.GetInReplyTo(), File: c.GetSubjectType() == "file", Author: c.GetUser().GetLogin(),
+			Association: c.GetAuthorAssociation(), Bot: c.GetUser().GetType() == "Bot",
+			Edited: !c.GetUpdatedAt().Equal(c.GetCreatedAt())}
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/report"
 )
 
@@ -60,7 +61,8 @@ func instanceTag(instance string) string {
 }
 
 // CommentBody is one finding as a review comment: rule, what changed, why it breaks and what to
-// do (the message), before → after, a link to the rule's doc, and the hidden fingerprint fp.
+// do (the message), before → after, a link to the rule's doc, the hidden fingerprint fp, and the
+// hidden change ID that a reply `/crdguard acknowledge <reason>` acknowledges.
 func CommentBody(f *finding.Finding, fp, docsURL string) string {
 	return commentBody(&planned{f: f, fp: fp}, docsURL)
 }
@@ -114,7 +116,11 @@ func commentBody(pl *planned, docsURL string) string {
 		}
 		b.WriteString("\n</details>")
 	}
-	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)\n%s", f.Rule, docsURL, f.Rule, marker(fp))
+	fmt.Fprintf(&b, "\n\n[About %s](%s#%s)", f.Rule, docsURL, f.Rule)
+	if f.Change != "" && f.Severity == finding.Error {
+		fmt.Fprintf(&b, " · a maintainer may acknowledge this change by replying `%s <reason>`", policy.Command)
+	}
+	fmt.Fprintf(&b, "\n%s%s", marker(fp), changeMarker(f.Change))
 	return b.String()
 }
 

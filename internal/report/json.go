@@ -13,11 +13,13 @@ type document struct {
 	Summary  Summary           `json:"summary"`
 	Notices  []string          `json:"notices,omitempty"`
 	Compared *Compared         `json:"compared,omitempty"`
+	// PullRequest is set in Action runs on a pull request.
+	PullRequest *PullRequest `json:"pullRequest,omitempty"`
 }
 
 // JSON writes the stable machine-readable report.
 func JSON(w io.Writer, r Report) error {
-	doc := document{Findings: r.Findings, Summary: Summarize(r), Notices: r.Notices, Compared: r.Compared}
+	doc := document{Findings: r.Findings, Summary: Summarize(r), Notices: r.Notices, Compared: r.Compared, PullRequest: r.PullRequest}
 	if doc.Findings == nil {
 		doc.Findings = []finding.Finding{}
 	}

@@ -32,6 +32,16 @@ type Report struct {
 	// Acknowledged are the findings the configuration's ignore entries dropped, with their
 	// reasons, for the changelog.
 	Acknowledged []policy.Acknowledged
+	// PullRequest is the pull request an Action run compared, when there is one.
+	PullRequest *PullRequest
+}
+
+// PullRequest names the pull request a run compared (DESIGN §7): its number and the base and
+// head commits of its event, so that a second workflow knows what the first one judged.
+type PullRequest struct {
+	Number int    `json:"number"`
+	Base   string `json:"base"`
+	Head   string `json:"head"`
 }
 
 // Compared is what a git-mode run compared (DESIGN §3): head against the merge base of base

@@ -37,11 +37,19 @@ type Comment struct {
 	SubjectType string `json:"subject_type,omitempty"`
 	ReviewID    int64  `json:"pull_request_review_id,omitempty"`
 	User        User   `json:"user"`
+	// AuthorAssociation is the author's relation to the repository (OWNER, MEMBER, CONTRIBUTOR, …).
+	AuthorAssociation string `json:"author_association,omitempty"`
+	CreatedAt         string `json:"created_at,omitempty"`
+	UpdatedAt         string `json:"updated_at,omitempty"`
+	// PR is the pull request the comment is on; 0: every pull request (tests of one).
+	PR int `json:"-"`
 }
 
 // User is the author of a comment or review.
 type User struct {
 	Login string `json:"login"`
+	// Type is User or Bot.
+	Type string `json:"type,omitempty"`
 }
 
 // Review is a stored review.
@@ -128,6 +136,12 @@ type Server struct {
 	Labels []string
 	// LabelsStatus, when set, is the labels endpoint's answer instead.
 	LabelsStatus int
+	// PRLabels, when set for a number, are that pull request's labels instead of Labels.
+	PRLabels map[int][]string
+	// PullRequests are the repository's pull requests (GET …/pulls/{n}).
+	PullRequests map[int]*PullRequest
+	// CommitPulls lists, per commit SHA, the pull requests GET …/commits/{sha}/pulls returns.
+	CommitPulls map[string][]int
 
 	mu        sync.Mutex
 	nextID    int64
@@ -156,8 +170,23 @@ func New(t testing.TB, token string) *Server {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/check-runs", s.createCheckRun)
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPullRequest)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{sha}/pulls", s.commitPulls)
 	s.Server = httptest.NewServer(s.wrap(mux))
 	t.Cleanup(s.Close)
+	t.Cleanup(func() {
+		// Every request crdguard sent must be one GitHub's REST description defines.
+		for _, r := range s.Requests() {
+			ok, err := described(r.Method, r.Path)
+			if err != nil {
+				t.Errorf("reading GitHub's REST operations: %v", err)
+				return
+			}
+			if !ok {
+				t.Errorf("%s %s is not an operation of GitHub's REST description (testdata/github/rest-operations.txt)", r.Method, r.Path)
+			}
+		}
+	})
 	return s
 }
 
@@ -341,7 +370,11 @@ func (s *Server) listLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	items := []map[string]string{}
-	for _, l := range s.Labels {
+	labels := s.Labels
+	if ls, ok := s.PRLabels[prNumber(r)]; ok {
+		labels = ls
+	}
+	for _, l := range labels {
 		items = append(items, map[string]string{"name": l})
 	}
 	s.mu.Unlock()
@@ -368,9 +401,11 @@ func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	items := make([]Comment, len(s.Comments))
-	for i, c := range s.Comments {
-		items[i] = *c
+	items := []Comment{}
+	for _, c := range s.Comments {
+		if c.PR == 0 || c.PR == prNumber(r) {
+			items = append(items, *c)
+		}
 	}
 	s.mu.Unlock()
 	paginate(w, r, items)
@@ -463,14 +498,15 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.nextID++
-	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED", User: User{s.Login}}
+	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED", User: User{Login: s.Login}}
 	if req.Event == "" {
 		rv.State, s.pending = "PENDING", true
 	}
 	s.Reviews = append(s.Reviews, rv)
 	for _, c := range req.Comments {
 		s.nextID++
-		s.Comments = append(s.Comments, &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, Side: c.Side, Body: c.Body, ReviewID: rv.ID, SubjectType: "line", User: User{s.Login}})
+		s.Comments = append(s.Comments, &Comment{ID: s.nextID, Path: c.Path, Line: c.Line, Side: c.Side, Body: c.Body, ReviewID: rv.ID, SubjectType: "line",
+			User: User{Login: s.Login, Type: "Bot"}, PR: prNumber(r), CreatedAt: created, UpdatedAt: created})
 	}
 	writeJSON(w, http.StatusOK, rv)
 }
@@ -495,9 +531,21 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"body is too long (maximum is 65536 characters)"})
 		return
 	}
-	c := &Comment{Path: req.Path, Body: req.Body, InReplyTo: req.InReplyTo, User: User{s.Login}}
+	c := &Comment{Path: req.Path, Body: req.Body, InReplyTo: req.InReplyTo, User: User{Login: s.Login, Type: "Bot"}, PR: prNumber(r), CreatedAt: created, UpdatedAt: created}
 	switch {
 	case req.InReplyTo != 0:
+		// GitHub ignores every other parameter of a reply; it answers a top-level comment of
+		// the same pull request, and the body may not be empty.
+		to := s.comment(req.InReplyTo)
+		if to == nil || to.PR != 0 && to.PR != c.PR {
+			writeError(w, http.StatusNotFound, "Not Found", nil)
+			return
+		}
+		if to.InReplyTo != 0 || req.Body == "" {
+			writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"in_reply_to must name a top-level review comment, and body is required"})
+			return
+		}
+		c.Path, c.Line, c.Side, c.SubjectType = to.Path, to.Line, to.Side, to.SubjectType
 	case req.SubjectType == "file":
 		if _, ok := s.Files[req.Path]; !ok {
 			writeError(w, http.StatusUnprocessableEntity, "Unprocessable Entity", []string{"Path could not be resolved"})
@@ -531,10 +579,7 @@ func (s *Server) AddComment(c Comment) {
 
 // Reply adds a human reply to a comment.
 func (s *Server) Reply(to int64, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.nextID++
-	s.Comments = append(s.Comments, &Comment{ID: s.nextID, Body: body, InReplyTo: to, User: User{"octocat"}})
+	s.ReplyAs(to, "octocat", "CONTRIBUTOR", body)
 }
 
 func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {

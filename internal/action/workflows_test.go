@@ -1,0 +1,389 @@
+package action
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/github/fakegithub"
+)
+
+const ackLabel = "crd-breaking-change-approved"
+
+// calls are the requests the fake answered from index since on: method, path below the
+// repository, and status.
+func calls(srv *fakegithub.Server, since int) []string {
+	var out []string
+	for _, r := range srv.Requests()[since:] {
+		out = append(out, r.Method+" "+strings.TrimPrefix(r.Path, "/repos/octo/widgets/")+" "+itoa(r.Status))
+	}
+	return out
+}
+
+// as runs the action for event on the commits base..head of pull request number, with the
+// fake's diff set to that pull request's; it returns the exit code, the log and the requests.
+func (pr *pullRequest) as(event string, number int, base, head string) (int, string, []string) {
+	pr.t.Helper()
+	pr.env["GITHUB_EVENT_NAME"], pr.number, pr.base, pr.head = event, number, base, head
+	pr.env["GITHUB_SHA"] = head
+	if event == "workflow_run" {
+		pr.env["GITHUB_SHA"] = base // a workflow_run runs on the default branch
+	}
+	diff, err := exec.Command("git", "-C", pr.repo.Dir, "diff", "-U3", base, head).Output()
+	if err != nil {
+		pr.t.Fatal(err)
+	}
+	pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
+	pr.srv.Commits[base], pr.srv.Commits[head] = true, true
+	since := len(pr.srv.Requests())
+	code, out := pr.run()
+	return code, out, calls(pr.srv, since)
+}
+
+// ownComment is crdguard's comment on a rule's change, on pull request number.
+func ownComment(t *testing.T, srv *fakegithub.Server, number int, rule string) int64 {
+	t.Helper()
+	for _, c := range srv.Comments {
+		if c.PR == number && c.InReplyTo == 0 && c.User.Login == srv.Login && strings.Contains(c.Body, "`"+rule+"`") {
+			return c.ID
+		}
+	}
+	t.Fatalf("no crdguard comment on %s in #%d", rule, number)
+	return 0
+}
+
+func expectCalls(t *testing.T, got, want []string) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("requests:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// acknowledgedSection is the summary's list of acknowledged changes ("" when there is none).
+func acknowledgedSection(summary string) string {
+	_, after, ok := strings.Cut(summary, "**Acknowledged** (not counted):\n")
+	if !ok {
+		return ""
+	}
+	list, _, _ := strings.Cut(after, "\n\n")
+	return list
+}
+
+// annotated lists a check run's annotations as rule titles.
+func annotated(cr *fakegithub.CheckRun) []string {
+	var out []string
+	for _, a := range cr.Annotations {
+		out = append(out, a.AnnotationLevel+" "+a.Title)
+	}
+	return out
+}
+
+// A MEMBER's reply acknowledges the change of the comment it answers, and only it: the other
+// change still fails the pull request. The check run's summary says who acknowledged what, and
+// why. A re-run keeps the acknowledgement; a CONTRIBUTOR's reply and a reply without a reason
+// acknowledge nothing (the CONTRIBUTOR gets one answer, the reply without reason none); a change
+// pushed later is not covered.
+func TestReplyAcknowledgesOneChange(t *testing.T) {
+	pr := newPullRequest(t)
+	base, head := pr.base, pr.head
+	if code, out, _ := pr.as("pull_request", 42, base, head); code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	removed, lowered := ownComment(t, pr.srv, 42, "field-removed"), ownComment(t, pr.srv, 42, "max-decreased")
+	pr.srv.ReplyAs(removed, "maria", "MEMBER", "/crdguard acknowledge name moved to .spec.displayName in v2; announced in v1.4\n\nSee the migration guide.")
+
+	rerun := func(wantCalls []string) *fakegithub.CheckRun {
+		t.Helper()
+		code, out, got := pr.as("pull_request", 42, base, head)
+		if code != ExitFindings {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		expectCalls(t, got, wantCalls)
+		cr := pr.completed(head)
+		if cr.Conclusion != "failure" || !reflect.DeepEqual(annotated(cr), []string{"failure max-decreased: widgets.example.com v1 .spec.size"}) {
+			t.Fatalf("check run %s with %q", cr.Conclusion, annotated(cr))
+		}
+		return cr
+	}
+	quiet := []string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
+		"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1006 200"}
+	cr := rerun(quiet)
+	wantAck := "\n- error `field-removed` widgets.example.com v1 .spec.name (change `" + changeOf(t, pr.srv, removed) + "`): by @\u200bmaria (MEMBER) on #\u200b42 — name moved to .spec.displayName in v2; announced in v1.4"
+	if got := acknowledgedSection(cr.Summary); got != wantAck {
+		t.Fatalf("acknowledged section:\n%q\nwant\n%q", got, wantAck)
+	}
+
+	// A CONTRIBUTOR may not; crdguard answers once. A MEMBER's reply without reason does nothing.
+	contributor := pr.srv.ReplyAs(lowered, "octocat", "CONTRIBUTOR", "/crdguard acknowledge nobody uses more than 5")
+	pr.srv.ReplyAs(lowered, "maria", "MEMBER", "/crdguard acknowledge")
+	cr = rerun([]string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
+		"POST pulls/42/comments 201", "GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1009 200"})
+	if got := acknowledgedSection(cr.Summary); got != wantAck {
+		t.Fatalf("acknowledged section after the refused replies:\n%q", got)
+	}
+	answer := pr.srv.Comments[len(pr.srv.Comments)-1]
+	if answer.InReplyTo != lowered || answer.Body != "**crdguard**: This reply acknowledges nothing: only people with write access to the repository (owners, members, collaborators) may acknowledge a change, and GitHub lists its author as CONTRIBUTOR. Ask a maintainer to reply `/crdguard acknowledge <reason>`.\n<!-- crdguard:answered="+itoa(int(contributor))+" -->" {
+		t.Fatalf("answer %+v", answer)
+	}
+	rerun([]string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
+		"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1011 200"})
+
+	// A later push removes another field: a new change, which the reply does not cover.
+	pr.repo.Checkout(mustHash(t, head))
+	pr.repo.Write("config/crd/widgets.yaml", []byte(strings.Replace(readFile(t, pr.repo.Dir+"/config/crd/widgets.yaml"),
+		"                color:\n                  type: string\n                  description: Colour of the widget.\n", "", 1)))
+	later := pr.repo.Commit("drop color too").String()
+	code, out, _ := pr.as("pull_request", 42, base, later)
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	cr = pr.completed(later)
+	if got := annotated(cr); !reflect.DeepEqual(got, []string{"failure max-decreased: widgets.example.com v1 .spec.size", "failure field-removed: widgets.example.com v1 .spec.color"}) {
+		t.Fatalf("annotations after the later push: %q\n%s", got, out)
+	}
+	if got := acknowledgedSection(cr.Summary); got != wantAck {
+		t.Fatalf("acknowledged section after the later push:\n%q", got)
+	}
+}
+
+// changeOf is the change ID a crdguard comment carries.
+func changeOf(t *testing.T, srv *fakegithub.Server, id int64) string {
+	t.Helper()
+	for _, c := range srv.Comments {
+		if c.ID == id {
+			_, after, ok := strings.Cut(c.Body, "<!-- crdguard:change=")
+			if ok && len(after) >= 12 {
+				return after[:12]
+			}
+		}
+	}
+	t.Fatalf("comment %d carries no change", id)
+	return ""
+}
+
+// queue builds a merge group of two pull requests on the example's base: #41 removes
+// .spec.name (merged with the merge method's message), #42 lowers the maximum of .spec.size
+// (squashed, "(#42)"). It returns the two commits.
+func queue(t *testing.T, pr *pullRequest) (first, second string) {
+	t.Helper()
+	pr.repo.Checkout(mustHash(t, pr.base))
+	crd := readFile(t, pr.repo.Dir+"/config/crd/widgets.yaml")
+	pr.repo.Write("config/crd/widgets.yaml", []byte(strings.Replace(crd,
+		"                name:\n                  type: string\n                  description: Display name.\n", "", 1)))
+	first = pr.repo.Commit("Merge pull request #41 from maria/drop-name\n\nDrop .spec.name").String()
+	pr.repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/head.yaml")
+	second = pr.repo.Commit("Lower the size limit (#42)").String()
+	return first, second
+}
+
+// A merge group applies the acknowledgements of the pull requests in it, read from GitHub as
+// the pull request run reads them: the label of a group of one, replies by change. In a group
+// of several, a change acknowledged by reply is acknowledged by the pull request that showed it;
+// the label acknowledges the group only when every pull request in it carries it.
+func TestMergeGroup(t *testing.T) {
+	type reply struct {
+		pr   int
+		rule string
+	}
+	for _, tc := range []struct {
+		name       string
+		several    bool
+		labels     map[int][]string
+		replies    []reply
+		code       int
+		conclusion string
+		title      string
+		calls      []string
+		acked      []string
+	}{
+		{name: "one pull request, labelled", labels: map[int][]string{42: {"area/api", ackLabel}}, code: ExitOK, conclusion: "neutral",
+			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)",
+			calls: []string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "one pull request, not acknowledged", labels: map[int][]string{42: {"area/api"}}, code: ExitFindings, conclusion: "failure",
+			title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
+			calls: []string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "several, every pull request labelled", several: true, labels: map[int][]string{41: {ackLabel}, 42: {ackLabel}}, code: ExitOK, conclusion: "neutral",
+			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)",
+			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
+				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "several, one pull request labelled", several: true, labels: map[int][]string{41: {ackLabel}}, code: ExitFindings, conclusion: "failure",
+			title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
+			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
+				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "several, each change acknowledged by reply on its pull request", several: true, replies: []reply{{41, "field-removed"}, {42, "max-decreased"}},
+			code: ExitOK, conclusion: "success", title: "No breaking CRD changes (1 CRD compared; 2 changes acknowledged)",
+			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
+				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1009 200"},
+			acked: []string{"field-removed on #\u200b41", "max-decreased on #\u200b42"}},
+		{name: "several, one change acknowledged by reply", several: true, replies: []reply{{42, "max-decreased"}},
+			code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 1 breaking change, 0 warnings (1 acknowledged)",
+			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
+				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1008 200"},
+			acked: []string{"max-decreased on #\u200b42"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := newPullRequest(t)
+			base, head := pr.base, pr.head
+			first := ""
+			if tc.several {
+				first, head = queue(t, pr)
+			}
+			if len(tc.replies) > 0 {
+				// Each pull request ran crdguard first, which commented on its own change.
+				for _, n := range []int{41, 42} {
+					from, to := base, first
+					if n == 42 {
+						from, to = first, head
+					}
+					if code, out, _ := pr.as("pull_request", n, from, to); code != ExitFindings {
+						t.Fatalf("#%d: exit %d\n%s", n, code, out)
+					}
+				}
+				for _, r := range tc.replies {
+					pr.srv.ReplyAs(ownComment(t, pr.srv, r.pr, r.rule), "maria", "MEMBER", "/crdguard acknowledge planned in #"+itoa(r.pr))
+				}
+			}
+			pr.srv.PRLabels = tc.labels
+			code, out, got := pr.as("merge_group", 42, base, head)
+			if code != tc.code {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			expectCalls(t, got, tc.calls)
+			cr := pr.completed(head)
+			if cr.Conclusion != tc.conclusion || cr.Title != tc.title {
+				t.Fatalf("check run %s %q\n%s", cr.Conclusion, cr.Title, out)
+			}
+			var acked []string
+			for _, l := range strings.Split(acknowledgedSection(cr.Summary), "\n") {
+				if rule, _, ok := strings.Cut(strings.TrimPrefix(l, "- error `"), "`"); ok {
+					_, on, _ := strings.Cut(l, " (MEMBER) ")
+					on, _, _ = strings.Cut(on, " — ")
+					acked = append(acked, rule+" "+on)
+				}
+			}
+			if !reflect.DeepEqual(acked, tc.acked) {
+				t.Fatalf("acknowledged %q, want %q\n%s", acked, tc.acked, cr.Summary)
+			}
+		})
+	}
+}
+
+// A push is judged with the acknowledgements of the pull request it merged (GET
+// …/commits/{sha}/pulls: merged, with that merge commit); a direct push by the configuration
+// alone. The check run and its annotations go on the pushed commit.
+func TestPush(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		merged     bool
+		labels     []string
+		code       int
+		conclusion string
+		calls      []string
+	}{
+		{name: "merge of an acknowledged pull request", merged: true, labels: []string{ackLabel}, code: ExitOK, conclusion: "neutral",
+			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "merge of a pull request without acknowledgement", merged: true, code: ExitFindings, conclusion: "failure",
+			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "direct push", labels: []string{ackLabel}, code: ExitFindings, conclusion: "failure",
+			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "PATCH check-runs/1001 200"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr := newPullRequest(t)
+			pr.srv.PRLabels = map[int][]string{42: tc.labels}
+			if tc.merged {
+				at := "2026-01-05T11:00:00Z"
+				pr.srv.PullRequests = map[int]*fakegithub.PullRequest{42: {Number: 42, State: "closed", Merged: true, MergedAt: &at, MergeCommitSHA: pr.head,
+					Head: fakegithub.Branch{Ref: "drop-name", SHA: "1111111111111111111111111111111111111111"}, Base: fakegithub.Branch{Ref: "main", SHA: pr.base}}}
+				pr.srv.CommitPulls = map[string][]int{pr.head: {42}}
+			}
+			code, out, got := pr.as("push", 0, pr.base, pr.head)
+			if code != tc.code {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			for i := range tc.calls {
+				tc.calls[i] = strings.Replace(tc.calls[i], "HEAD", pr.head, 1)
+			}
+			expectCalls(t, got, tc.calls)
+			cr := pr.completed(pr.head)
+			if cr.Conclusion != tc.conclusion || len(cr.Annotations) != 2 || len(pr.srv.Reviews) != 0 {
+				t.Fatalf("check run %s with %d annotations, %d reviews\n%s", cr.Conclusion, len(cr.Annotations), len(pr.srv.Reviews), out)
+			}
+		})
+	}
+}
+
+// A fork's pull request: the pull_request run has a read-only token (403 on every write), still
+// fails the job, writes the report with the pull request's number and commits, and says how to
+// post. The workflow_run run that follows posts for the number it is given, only after checking
+// that the pull request's head is the run's head, and computes the verdict itself; without the
+// number it finds the pull request by its head commit.
+func TestForkTwoWorkflows(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.fork = true
+	pr.srv.ReadOnly = true
+	code, out, got := pr.as("pull_request", 42, pr.base, pr.head)
+	if code != ExitFindings {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	expectCalls(t, got, []string{"POST check-runs 403", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
+		"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "POST pulls/42/reviews 403"})
+	var rep struct {
+		PullRequest map[string]any `json:"pullRequest"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(pr.repo.Dir, ReportFile))), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"number": float64(42), "base": pr.base, "head": pr.head}; !reflect.DeepEqual(rep.PullRequest, want) {
+		t.Fatalf("report's pullRequest %v, want %v", rep.PullRequest, want)
+	}
+	hint := "crdguard: " + forkHint(42)
+	if !slices.Contains(strings.Split(out, "\n"), hint) {
+		t.Fatalf("the log does not say how to post:\n%s", out)
+	}
+
+	pr.srv.ReadOnly = false
+	pr.srv.PullRequests = map[int]*fakegithub.PullRequest{
+		42: {Number: 42, State: "open", Head: fakegithub.Branch{Ref: "drop-name", SHA: pr.head, Repo: fakegithub.RepoFork{FullName: "someone/widgets", Fork: true}},
+			Base: fakegithub.Branch{Ref: "main", SHA: pr.base, Repo: fakegithub.RepoFork{FullName: "octo/widgets"}}},
+		43: {Number: 43, State: "open", Head: fakegithub.Branch{Ref: "other", SHA: pr.base, Repo: fakegithub.RepoFork{FullName: "someone/widgets", Fork: true}},
+			Base: fakegithub.Branch{Ref: "main", SHA: pr.base}},
+	}
+	for _, tc := range []struct {
+		name, input      string
+		code             int
+		calls            []string
+		conclusion, text string
+	}{
+		{name: "a number whose head is not the run's", input: "43", code: ExitTool, conclusion: "neutral",
+			calls: []string{"POST check-runs 201", "GET pulls/43 200", "PATCH check-runs/1001 200"},
+			text:  "crdguard gives no verdict: pull request #\u200b43's head is " + pr.base[:12] + ", not the head " + pr.head[:12] + " of the workflow run that triggered this one: the number does not match the run, so crdguard gives no verdict for it."},
+		{name: "the uploaded number", input: "42", code: ExitFindings, conclusion: "failure",
+			calls: []string{"POST check-runs 201", "GET pulls/42 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
+				"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "POST pulls/42/reviews 200", "PATCH check-runs/1002 200"}},
+		{name: "re-run without the input: found by its head", code: ExitFindings, conclusion: "failure",
+			calls: []string{"POST check-runs 201", "GET commits/" + pr.head + "/pulls 200", "GET pulls/42 200", "GET issues/42/labels 200", "GET /user 403",
+				"GET pulls/42/comments 200", "GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1006 200"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pr.env["INPUT_PULL-REQUEST"] = tc.input
+			pr.srv.CommitPulls = map[string][]int{pr.head: {42}}
+			pr.runHead = pr.head
+			code, out, got := pr.as("workflow_run", 0, pr.base, pr.head)
+			if code != tc.code {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			expectCalls(t, got, tc.calls)
+			cr := pr.completed(pr.head)
+			if cr.Conclusion != tc.conclusion || tc.text != "" && cr.Summary != tc.text {
+				t.Fatalf("check run %s:\n%s", cr.Conclusion, cr.Summary)
+			}
+			if tc.conclusion == "failure" && (len(cr.Annotations) != 2 || len(pr.srv.Reviews) != 1 || len(pr.srv.Comments) != 2) {
+				t.Fatalf("%d annotations, %d reviews, %d comments", len(cr.Annotations), len(pr.srv.Reviews), len(pr.srv.Comments))
+			}
+		})
+	}
+}
