@@ -176,7 +176,7 @@ func readEvent(name, path string) (target, error) {
 		return target{}, fmt.Errorf("event %s: %w", path, err)
 	}
 	switch name {
-	case "pull_request", "pull_request_target":
+	case "pull_request", "pull_request_target", "pull_request_review_comment":
 		pr := ev.PullRequest
 		if pr == nil || pr.Base.SHA == "" || pr.Head.SHA == "" {
 			return target{}, fmt.Errorf("%s event without pull_request.base.sha and head.sha", name)
@@ -203,7 +203,7 @@ func readEvent(name, path string) (target, error) {
 	case "workflow_run":
 		return workflowRunTarget(ev.WorkflowRun)
 	}
-	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, merge_group, push or workflow_run)", name)
+	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, pull_request_review_comment, merge_group, push or workflow_run)", name)
 }
 
 // run holds one run's state.
@@ -237,6 +237,11 @@ func Run(ctx context.Context, o Options) (code int) {
 		o.Getenv = os.Getenv
 	}
 	r := &run{o: o, out: o.Stdout}
+	// `uses: owner/crdguard@v1.2.3` with `image: Dockerfile` builds the image from the action's
+	// source, where the Go toolchain knows no version: the runner names the action's ref.
+	if ref := o.Getenv("GITHUB_ACTION_REF"); !report.IsVersion(report.Version) && report.IsVersion(ref) {
+		report.Version = ref
+	}
 	r.gha = githubactions.New(githubactions.WithGetenv(o.Getenv), githubactions.WithWriter(o.Stdout))
 	in, inErr := readInputs(r.gha)
 	r.in = in
@@ -370,7 +375,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		rep.PullRequest = &report.PullRequest{Number: r.target.pr, Base: r.target.base, Head: r.target.head}
 	}
 	fails, acknowledged := dec.Fails, dec.ByLabel
-	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel}
+	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel, Run: r.target.kind}
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel, r.target.kind, countChanges(dec.Acknowledged))
 	summary := github.Summary(rep, headline+acknowledgedList(acks))
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/crdguard/crdguard/internal/github/fakegithub"
+	"github.com/crdguard/crdguard/internal/report"
 )
 
 const ackLabel = "crd-breaking-change-approved"
@@ -96,9 +97,11 @@ func TestReplyAcknowledgesOneChange(t *testing.T) {
 	removed, lowered := ownComment(t, pr.srv, 42, "field-removed"), ownComment(t, pr.srv, 42, "max-decreased")
 	pr.srv.ReplyAs(removed, "maria", "MEMBER", "/crdguard acknowledge name moved to .spec.displayName in v2; announced in v1.4\n\nSee the migration guide.")
 
+	// The reply triggers the workflow (pull_request_review_comment), whose payload carries the
+	// pull request as pull_request does.
 	rerun := func(wantCalls []string) *fakegithub.CheckRun {
 		t.Helper()
-		code, out, got := pr.as("pull_request", 42, base, head)
+		code, out, got := pr.as("pull_request_review_comment", 42, base, head)
 		if code != ExitFindings {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
@@ -385,5 +388,36 @@ func TestForkTwoWorkflows(t *testing.T) {
 				t.Fatalf("%d annotations, %d reviews, %d comments", len(cr.Annotations), len(pr.srv.Reviews), len(pr.srv.Comments))
 			}
 		})
+	}
+}
+
+// A build from the action's source has no version of its own: the action's tag (the runner's
+// GITHUB_ACTION_REF) is the SARIF log's tool version; a branch ref is not a version, and the
+// SARIF log then has none rather than "(devel)".
+func TestVersionFromTheActionsRef(t *testing.T) {
+	saved := report.Version
+	t.Cleanup(func() { report.Version = saved })
+	for _, tc := range []struct{ ref, want string }{{"main", ""}, {"v1.2.3", "v1.2.3"}} {
+		report.Version = "(devel)"
+		pr := newPullRequest(t)
+		pr.env["GITHUB_ACTION_REF"], pr.env["INPUT_SARIF"], pr.env["INPUT_COMMENT"] = tc.ref, "crdguard.sarif", "off"
+		if code, out := pr.run(); code != ExitFindings {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		pr.completed(pr.head)
+		var log struct {
+			Runs []struct {
+				Tool struct {
+					Driver map[string]any `json:"driver"`
+				} `json:"tool"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(pr.repo.Dir, "crdguard.sarif"))), &log); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := log.Runs[0].Tool.Driver["version"].(string)
+		if got != tc.want {
+			t.Errorf("ref %q: SARIF tool version %q, want %q", tc.ref, got, tc.want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/policy"
 )
 
 // Verdict is what a run concluded, for the last line of the reports people read.
@@ -16,6 +17,9 @@ type Verdict struct {
 	Acknowledged bool
 	// Label is the acknowledgement label (acknowledgeLabel of the configuration).
 	Label string
+	// Run is the kind of run (policy.PullRequestRun, MergeGroupRun, PushRun; "" for the CLI),
+	// which decides how a failing verdict says to acknowledge: a label only on pull requests.
+	Run string
 }
 
 // verdict is r's verdict, or one derived from its findings (errors fail) when the caller gave none.
@@ -32,18 +36,27 @@ func (v Verdict) Line(s Summary) string {
 	return "verdict: " + word + " — " + advice
 }
 
+// ignoreHint is how any run acknowledges one change: the configuration.
+const ignoreHint = "an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason"
+
 // words are the verdict, pass or fail, and what to do; esc is applied to the label, the only
 // text from the configuration.
 func (v Verdict) words(s Summary, esc func(string) string) (word, advice string) {
+	label := "the acknowledgement label"
+	if v.Label != "" {
+		label = "the label " + esc(v.Label)
+	}
 	switch {
 	case v.Acknowledged:
-		return "pass", "the breaking changes are acknowledged by the label " + esc(v.Label)
+		return "pass", "the breaking changes are acknowledged by " + label
 	case v.Fails:
-		label := "the acknowledgement label"
-		if v.Label != "" {
-			label = "the label " + esc(v.Label)
+		switch v.Run {
+		case policy.PullRequestRun:
+			return "fail", "fix the changes above, or acknowledge them: one change by a maintainer's reply `" + policy.Command + " <reason>` to its comment, or " + ignoreHint + "; all of them with " + label + " on the pull request"
+		case policy.MergeGroupRun:
+			return "fail", "fix the changes above, or acknowledge them on their pull request (a maintainer's reply `" + policy.Command + " <reason>`, or " + label + ") and queue it again, or with " + ignoreHint
 		}
-		return "fail", "fix the changes above, or acknowledge them with " + label + " on the pull request (or an ignore entry with a reason in .crdguard.yaml)"
+		return "fail", "fix the changes above, or acknowledge them with " + ignoreHint
 	case s.Error+s.Warning > 0:
 		return "pass", "review the changes above"
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +22,13 @@ const RulesDocURL = InformationURI + "/blob/main/docs/rules.md"
 
 // Version is crdguard's version, set by the binary at startup.
 var Version = "dev"
+
+// versionRE is a release or pseudo-version (v1.2.3, 1.2.3-rc.1, v0.0.0-20260101-abcdef):
+// what SARIF's tool version may carry; "(devel)" or "dev" say only that the build has none.
+var versionRE = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+(?:[-+][0-9A-Za-z.+-]+)?$`)
+
+// IsVersion says whether v is a release or pseudo-version, not a development build's marker.
+func IsVersion(v string) bool { return versionRE.MatchString(v) }
 
 var sarifLevels = map[finding.Severity]string{finding.Error: "error", finding.Warning: "warning", finding.Info: "note"}
 
@@ -46,7 +54,12 @@ func SARIF(w io.Writer, r Report) error {
 		return err
 	}
 	run := sarif.NewRunWithInformationURI("crdguard", InformationURI)
-	run.Tool.Driver.Version = &Version
+	if IsVersion(Version) {
+		// Without a version the property is omitted, as SARIF allows: validators reject
+		// "(devel)", which is what a build from source says of itself.
+		v := Version
+		run.Tool.Driver.Version = &v
+	}
 	for _, rule := range rules.All() {
 		run.AddRule(rule.ID).
 			WithName(ruleName(rule.ID)).

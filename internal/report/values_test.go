@@ -67,7 +67,7 @@ func TestTextErrorsFirst(t *testing.T) {
 			"  warning v2 nullable-added .spec.w  b.yaml:2\n          n\n"
 		a = "a.example.com: 1 warning\n" +
 			"  warning v1 enum-value-removed .spec.x  a.yaml:3 (base)\n          w\n"
-		verdict = "verdict: fail — fix the changes above, or acknowledge them with the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n"
+		verdict = "verdict: fail — fix the changes above, or acknowledge them with an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n"
 	)
 	for _, c := range []struct {
 		showInfo bool
