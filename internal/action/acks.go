@@ -136,14 +136,14 @@ func prList(numbers []int) string {
 	return "pull request " + strings.Join(parts, ", ")
 }
 
-// answer replies once to each reply that asked to acknowledge and may not.
-func (r *run) answer(ctx context.Context, refused []policy.Refusal) {
+// answer replies once to each reply that asked to acknowledge: it did, or why it may not.
+func (r *run) answer(ctx context.Context, answers []policy.Answer) {
 	if r.pub == nil || r.target.kind != policy.PullRequestRun {
 		return // the pull request's own run answers
 	}
-	for _, ref := range refused {
-		if err := r.pub.Answer(ctx, r.target.pr, ref); err != nil {
-			r.logf("could not answer reply %d: %v", ref.Reply.ID, err)
+	for _, a := range answers {
+		if err := r.pub.Answer(ctx, r.target.pr, a); err != nil {
+			r.logf("could not answer reply %d: %v", a.Reply.ID, err)
 		}
 	}
 }

@@ -365,7 +365,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	for _, n := range dec.Notes {
 		r.logf("%s", n)
 	}
-	r.answer(ctx, dec.Refused)
+	r.answer(ctx, dec.Answers)
 	findings := dec.Findings
 	acks := append(append([]policy.Acknowledged{}, out.Acknowledged...), dec.Acknowledged...)
 	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: notices,

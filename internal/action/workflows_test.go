@@ -112,9 +112,13 @@ func TestReplyAcknowledgesOneChange(t *testing.T) {
 		}
 		return cr
 	}
-	quiet := []string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
-		"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1006 200"}
-	cr := rerun(quiet)
+	// The first run after the reply marks the thread: crdguard answers that it acknowledged.
+	cr := rerun([]string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
+		"POST pulls/42/comments 201", "GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1006 200"})
+	if answer := pr.srv.Comments[len(pr.srv.Comments)-1]; answer.InReplyTo != removed || answer.Body != "**crdguard**: Acknowledged: change `"+changeOf(t, pr.srv, removed)+
+		"` no longer fails the check, on this pull request, in the merge queue and on the push of its merge. A change pushed later is not covered. The check run's summary lists it with the reason.\n<!-- crdguard:answered=1005 -->" {
+		t.Fatalf("answer %+v", answer)
+	}
 	wantAck := "\n- error `field-removed` widgets.example.com v1 .spec.name (change `" + changeOf(t, pr.srv, removed) + "`): by @\u200bmaria (MEMBER) on #\u200b42 — name moved to .spec.displayName in v2; announced in v1.4"
 	if got := acknowledgedSection(cr.Summary); got != wantAck {
 		t.Fatalf("acknowledged section:\n%q\nwant\n%q", got, wantAck)
@@ -124,7 +128,7 @@ func TestReplyAcknowledgesOneChange(t *testing.T) {
 	contributor := pr.srv.ReplyAs(lowered, "octocat", "CONTRIBUTOR", "/crdguard acknowledge nobody uses more than 5")
 	pr.srv.ReplyAs(lowered, "maria", "MEMBER", "/crdguard acknowledge")
 	cr = rerun([]string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
-		"POST pulls/42/comments 201", "GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1009 200"})
+		"POST pulls/42/comments 201", "GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1010 200"})
 	if got := acknowledgedSection(cr.Summary); got != wantAck {
 		t.Fatalf("acknowledged section after the refused replies:\n%q", got)
 	}
@@ -133,7 +137,7 @@ func TestReplyAcknowledgesOneChange(t *testing.T) {
 		t.Fatalf("answer %+v", answer)
 	}
 	rerun([]string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
-		"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1011 200"})
+		"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1012 200"})
 
 	// A later push removes another field: a new change, which the reply does not cover.
 	pr.repo.Checkout(mustHash(t, head))

@@ -135,8 +135,9 @@ func (p *Publisher) Replies(ctx context.Context, pr int) ([]policy.Reply, error)
 	return out, nil
 }
 
-// Answer replies once to a reply that acknowledges nothing, saying why.
-func (p *Publisher) Answer(ctx context.Context, pr int, ref policy.Refusal) error {
-	body := "**crdguard**: " + ref.Why + "\n" + answeredLabel + strconv.FormatInt(ref.Reply.ID, 10) + " -->"
-	return p.API.ReplyToComment(ctx, pr, ref.Reply.To, body)
+// Answer replies, in its thread, to a reply that asked to acknowledge a change; the hidden
+// marker keeps later runs from answering it again.
+func (p *Publisher) Answer(ctx context.Context, pr int, a policy.Answer) error {
+	body := "**crdguard**: " + a.Text + "\n" + answeredLabel + strconv.FormatInt(a.Reply.ID, 10) + " -->"
+	return p.API.ReplyToComment(ctx, pr, a.Reply.To, body)
 }

@@ -66,11 +66,12 @@ const Command = "/crdguard acknowledge"
 // writeAccess are the author associations of people who may acknowledge: those who can push.
 var writeAccess = []string{"OWNER", "MEMBER", "COLLABORATOR"}
 
-// Refusal is a reply that asked to acknowledge a change and may not: crdguard answers it once.
-type Refusal struct {
+// Answer is crdguard's answer, posted once in the thread, to a reply that asked to acknowledge
+// a change: that it did (the thread is marked), or why it may not.
+type Answer struct {
 	Reply Reply
-	// Why is the answer, for the reply crdguard posts.
-	Why string
+	// Text is the answer.
+	Text string
 }
 
 // Decision is what counts after the acknowledgements.
@@ -83,8 +84,9 @@ type Decision struct {
 	Fails bool
 	// ByLabel says the label acknowledges the whole run: a failing run passes, neutral.
 	ByLabel bool
-	// Refused are replies crdguard answers, once, with why they acknowledge nothing.
-	Refused []Refusal
+	// Answers are what crdguard replies, once, to the replies that acknowledged a change and to
+	// those from people who may not.
+	Answers []Answer
 	// Notes say, for the log, which replies acknowledge nothing and why.
 	Notes []string
 }
@@ -116,13 +118,17 @@ func Decide(fs []finding.Finding, failOn FailOn, ctx Context) Decision {
 			case !slices.Contains(writeAccess, r.Association):
 				d.Notes = append(d.Notes, fmt.Sprintf("reply %d on #%d by %s (%s) acknowledges nothing: only owners, members and collaborators may", r.ID, pr.Number, r.Author, orNone(r.Association)))
 				if !r.Answered {
-					d.Refused = append(d.Refused, Refusal{Reply: r, Why: fmt.Sprintf(
+					d.Answers = append(d.Answers, Answer{Reply: r, Text: fmt.Sprintf(
 						"This reply acknowledges nothing: only people with write access to the repository (owners, members, collaborators) may acknowledge a change, and GitHub lists its author as %s. Ask a maintainer to reply `%s <reason>`.",
 						orNone(r.Association), Command)})
 				}
 			default:
 				if _, seen := by[r.Change]; !seen {
 					by[r.Change] = Acknowledged{Reason: reason, By: fmt.Sprintf("@%s (%s) on #%d", r.Author, r.Association, pr.Number)}
+				}
+				if !r.Answered {
+					d.Answers = append(d.Answers, Answer{Reply: r, Text: fmt.Sprintf(
+						"Acknowledged: change `%s` no longer fails the check, on this pull request, in the merge queue and on the push of its merge. A change pushed later is not covered. The check run's summary lists it with the reason.", r.Change)})
 				}
 			}
 		}

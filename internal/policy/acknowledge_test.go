@@ -173,16 +173,19 @@ func TestDecide(t *testing.T) {
 		acked   []string // rule: by: reason
 		fails   bool
 		byLabel bool
-		refused []int64
+		refused []int64 // the replies answered (acknowledged, or refused)
 		notes   []string
 	}{
 		{name: "MEMBER acknowledges one change", ctx: Context{Run: PullRequestRun, Label: label, PullRequests: []PullRequest{{Number: 42, Replies: []Reply{
 			reply(7, removed.Change, "MEMBER", "/crdguard acknowledge name moved to .spec.displayName in v2\n\nthanks"),
-		}}}}, kept: []string{"max-decreased"}, acked: []string{"field-removed: @alice (MEMBER) on #42: name moved to .spec.displayName in v2"}, fails: true},
+		}}}}, kept: []string{"max-decreased"}, acked: []string{"field-removed: @alice (MEMBER) on #42: name moved to .spec.displayName in v2"}, fails: true, refused: []int64{7}},
 		{name: "both changes, by OWNER and COLLABORATOR", ctx: Context{Run: PullRequestRun, PullRequests: []PullRequest{{Number: 42, Replies: []Reply{
 			reply(7, removed.Change, "OWNER", "/crdguard acknowledge: planned"),
 			reply(8, lowered.Change, "COLLABORATOR", "  /crdguard acknowledge  no object uses more than 5"),
-		}}}}, acked: []string{"field-removed: @alice (OWNER) on #42: planned", "max-decreased: @alice (COLLABORATOR) on #42: no object uses more than 5"}},
+		}}}}, acked: []string{"field-removed: @alice (OWNER) on #42: planned", "max-decreased: @alice (COLLABORATOR) on #42: no object uses more than 5"}, refused: []int64{7, 8}},
+		{name: "an acknowledgement answered before is not answered again", ctx: Context{Run: PullRequestRun, PullRequests: []PullRequest{{Number: 42, Replies: []Reply{
+			{ID: 7, Change: removed.Change, Author: "alice", Association: "MEMBER", Body: "/crdguard acknowledge planned", Answered: true},
+		}}}}, kept: []string{"max-decreased"}, acked: []string{"field-removed: @alice (MEMBER) on #42: planned"}, fails: true},
 		{name: "CONTRIBUTOR is answered once", ctx: Context{Run: PullRequestRun, PullRequests: []PullRequest{{Number: 42, Replies: []Reply{
 			reply(7, removed.Change, "CONTRIBUTOR", "/crdguard acknowledge please"),
 			{ID: 9, Change: lowered.Change, Author: "bob", Association: "NONE", Body: "/crdguard acknowledge me too", Answered: true},
@@ -212,7 +215,7 @@ func TestDecide(t *testing.T) {
 		{name: "merge group: each change acknowledged by reply in its own pull request", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{
 			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}},
 			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}},
-		}}, acked: []string{"field-removed: @alice (MEMBER) on #42: planned", "max-decreased: @alice (MEMBER) on #43: measured"}},
+		}}, acked: []string{"field-removed: @alice (MEMBER) on #42: planned", "max-decreased: @alice (MEMBER) on #43: measured"}, refused: []int64{7, 8}},
 		{name: "direct push: no pull request, no label", ctx: Context{Run: PushRun, Label: label}, kept: []string{"field-removed", "max-decreased"}, fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,8 +228,8 @@ func TestDecide(t *testing.T) {
 			for _, a := range d.Acknowledged {
 				acked = append(acked, a.Finding.Rule+": "+a.By+": "+a.Reason)
 			}
-			for _, r := range d.Refused {
-				refused = append(refused, r.Reply.ID)
+			for _, a := range d.Answers {
+				refused = append(refused, a.Reply.ID)
 			}
 			if !reflect.DeepEqual(kept, tc.kept) || !reflect.DeepEqual(acked, tc.acked) || d.Fails != tc.fails || d.ByLabel != tc.byLabel ||
 				!reflect.DeepEqual(refused, tc.refused) || !reflect.DeepEqual(d.Notes, tc.notes) {
