@@ -284,17 +284,21 @@ func TestMergeGroup(t *testing.T) {
 // alone. The check run and its annotations go on the pushed commit.
 func TestPush(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		merged     bool
-		labels     []string
-		code       int
-		conclusion string
-		calls      []string
+		name   string
+		merged bool
+		// mergedElsewhere: GitHub lists the pull request for the commit, but its merge commit is another.
+		mergedElsewhere bool
+		labels          []string
+		code            int
+		conclusion      string
+		calls           []string
 	}{
 		{name: "merge of an acknowledged pull request", merged: true, labels: []string{ackLabel}, code: ExitOK, conclusion: "neutral",
 			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
 		{name: "merge of a pull request without acknowledgement", merged: true, code: ExitFindings, conclusion: "failure",
 			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "a pull request that contains the commit but did not merge it", merged: true, mergedElsewhere: true, labels: []string{ackLabel}, code: ExitFindings, conclusion: "failure",
+			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "PATCH check-runs/1001 200"}},
 		{name: "direct push", labels: []string{ackLabel}, code: ExitFindings, conclusion: "failure",
 			calls: []string{"POST check-runs 201", "GET commits/HEAD/pulls 200", "PATCH check-runs/1001 200"}},
 	} {
@@ -303,7 +307,11 @@ func TestPush(t *testing.T) {
 			pr.srv.PRLabels = map[int][]string{42: tc.labels}
 			if tc.merged {
 				at := "2026-01-05T11:00:00Z"
-				pr.srv.PullRequests = map[int]*fakegithub.PullRequest{42: {Number: 42, State: "closed", Merged: true, MergedAt: &at, MergeCommitSHA: pr.head,
+				merge := pr.head
+				if tc.mergedElsewhere {
+					merge = "2222222222222222222222222222222222222222"
+				}
+				pr.srv.PullRequests = map[int]*fakegithub.PullRequest{42: {Number: 42, State: "closed", Merged: true, MergedAt: &at, MergeCommitSHA: merge,
 					Head: fakegithub.Branch{Ref: "drop-name", SHA: "1111111111111111111111111111111111111111"}, Base: fakegithub.Branch{Ref: "main", SHA: pr.base}}}
 				pr.srv.CommitPulls = map[string][]int{pr.head: {42}}
 			}

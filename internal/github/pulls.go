@@ -93,10 +93,10 @@ const answeredLabel = "<!-- crdguard:answered="
 
 var answeredRE = regexp.MustCompile(answeredLabel + `(\d+) -->`)
 
-// Replies returns the replies to this instance's own comments on a pull request, each with the
-// change ID of the comment it answers (policy.Decide judges them). A reply to a comment that is
-// not crdguard's (another author, another instance, no change marker) has no change. It sets
-// p.Identity when it had to ask for it.
+// Replies returns the replies to crdguard's comments on a pull request (any crdguard job's: a
+// change ID means the same change to each), each with the change ID of the comment it answers
+// (policy.Decide judges them). A reply to a comment that is not crdguard's (another author, or
+// no change marker) has no change. It sets p.Identity when it had to ask for it.
 func (p *Publisher) Replies(ctx context.Context, pr int) ([]policy.Reply, error) {
 	if p.Identity == "" {
 		me, err := p.API.Identity(ctx)
@@ -120,7 +120,7 @@ func (p *Publisher) Replies(ctx context.Context, pr int) ([]policy.Reply, error)
 			answered[id] = true
 		}
 		m := changeMarkerRE.FindStringSubmatch(c.Body)
-		if c.InReplyTo == 0 && m != nil && len(p.own(fingerprints(c.Body))) > 0 {
+		if c.InReplyTo == 0 && m != nil {
 			changes[c.ID] = m[1]
 		}
 	}
