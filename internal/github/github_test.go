@@ -266,7 +266,7 @@ func TestCheckRunBatchesAndLimits(t *testing.T) {
 	more := fmt.Sprintf("\n%d more breaking changes could not be listed within GitHub's limit of 65535 characters.\n"+
 		"Not shown here (GitHub's limit of 65535 characters): the details of 1200 breaking changes. Read them in full: %s.\n", 1200-listed, summaryElsewhere)
 	if len(summary) > MaxSummaryBytes || !strings.HasSuffix(summary, more+"\n**Verdict: fail** — fix the changes above, or acknowledge them with "+
-		"the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n") || listed < 500 {
+		"an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n") || listed < 500 {
 		t.Fatalf("summary is %d bytes, or does not end in the overflow line %q:\n%s", len(summary), more, summary[len(summary)-1000:])
 	}
 	id, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("f", 40))

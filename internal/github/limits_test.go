@@ -191,7 +191,8 @@ func TestEveryErrorFindingReachesTheReview(t *testing.T) {
 	}
 	want := "**crdguard** error `enum-value-removed` · widgets.example.com v1 .spec.color\n\nenum value \"green\" of .spec.color was removed\n\n" +
 		"**Before → after:** \"green\" → null\n\n**1 more finding of `enum-value-removed` here:**\n\n- enum value \"red\" of .spec.color was removed (\"red\" → null)\n\n" +
-		"[About enum-value-removed](" + DefaultDocsURL + "#enum-value-removed)\n" + marker(Fingerprint(&fs[0], ""))
+		"[About enum-value-removed](" + DefaultDocsURL + "#enum-value-removed) · a maintainer may acknowledge this change by replying `/crdguard acknowledge <reason>`\n" +
+		marker(Fingerprint(&fs[0], "")) + changeMarker(fs[0].Change)
 	if enumComment != want {
 		t.Errorf("comment on line 12:\n%s\nwant:\n%s", enumComment, want)
 	}

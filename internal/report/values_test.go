@@ -126,7 +126,7 @@ func TestMarkdownFitsAComment(t *testing.T) {
 		"Not shown here (GitHub's limit of 65536 characters): the details of 2000 breaking changes. Read them in full: %s.\n", 2000-len(listed), CLIElsewhere)
 	// The lines of breaking changes come before the notices, which get no room here.
 	tail := more + "\n> 3000 more notices not shown.\n\n**Verdict: fail** — fix the changes above, or acknowledge them with " +
-		"the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n"
+		"an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n"
 	if len(listed) < 1000 || !strings.HasSuffix(out, tail) {
 		t.Fatalf("%d lines, not ending in %q:\n%s", len(listed), tail, out[len(out)-2000:])
 	}
