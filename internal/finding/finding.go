@@ -140,6 +140,10 @@ type Finding struct {
 	// Stored names the cluster object a stored-object finding is about; JSON writes it as
 	// "object" (DESIGN §6), in place of the sample's string.
 	Stored *ObjectRef `json:"-"`
+	// RuleMessage and RuleMessageExpression are the message and messageExpression of the CEL
+	// rule a finding is about, which people know the rule by (release notes name it so).
+	RuleMessage           string `json:"-"`
+	RuleMessageExpression string `json:"-"`
 	// Subject tells apart findings of one rule at one path: a sample's object and error, a CEL
 	// rule's text (a node can gain two rules). It enters the key and fingerprints.
 	Subject string `json:"-"`

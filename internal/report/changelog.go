@@ -11,6 +11,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
 )
 
 // additions are the safe changes a changelog lists as added: fields, versions, printer columns,
@@ -160,10 +161,11 @@ func sectionOf(f *finding.Finding, acked bool) section {
 }
 
 // changelogItem is one list item: what changed (the message without the advice and the
-// witness), the rule, and where else the change is.
+// witness; a CEL rule by its message, a sample by its object, field and reason), the rule, and
+// where else the change is.
 func changelogItem(e *entry) string {
 	f := e.g.First()
-	s := fmt.Sprintf("- %s (`%s`", prose(what(f.Message)), f.Rule)
+	s := fmt.Sprintf("- %s (`%s`", changelogWhat(f), f.Rule)
 	if where := e.g.Where(); where != "" {
 		s += "; at " + words(where)
 	}
@@ -176,6 +178,54 @@ func changelogItem(e *entry) string {
 		s += ": " + strings.Join(quoted, "; ")
 	}
 	return s + "\n"
+}
+
+// changelogWhat says what a change is, for release notes. A CEL rule goes by its message (or
+// the text of its messageExpression), which is how its users know it, rather than by an
+// expression that may run to hundreds of characters; a sample by its object, file, field and
+// the API server's reason. Paths are code spans, whatever they hold.
+func changelogWhat(f *finding.Finding) string {
+	if f.Object != "" {
+		return sampleWhat(f)
+	}
+	w := what(f.Message)
+	if f.Subject == "" || f.RuleMessage == "" && f.RuleMessageExpression == "" {
+		return prose(w, f.Path)
+	}
+	q := strconv.Quote(f.Subject)
+	i := strings.LastIndex(w, q) // the new rule is quoted last ("changed from %q to %q")
+	if i < 0 {
+		return prose(w, f.Path)
+	}
+	name := "“" + Escape(f.RuleMessage) + "”"
+	if f.RuleMessage == "" {
+		name = "with the message " + CodeSpan(f.RuleMessageExpression)
+	}
+	return prose(w[:i], f.Path) + name + prose(w[i+len(q):], f.Path)
+}
+
+// sampleWhat is a sample finding in release notes: which object in which file, which field, and
+// why the API server refuses (or prunes) it — without the advice meant for the review.
+func sampleWhat(f *finding.Finding) string {
+	msg := f.Message
+	if r, ok := rules.Lookup(f.Rule); ok && r.Advice != "" {
+		msg = strings.TrimSuffix(msg, ": "+r.Advice)
+	}
+	if i := strings.Index(msg, " (stored objects like this one"); i >= 0 {
+		msg = msg[:i]
+	}
+	// The message starts with the object, Kind "name", which the entry names by itself.
+	parts := strings.Split(f.Object, "/") // Kind/name or Kind/namespace/name
+	msg = strings.TrimPrefix(msg, parts[0]+" "+strconv.Quote(parts[len(parts)-1]))
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, ":"), " ")
+	if field := strings.TrimPrefix(f.Path, "."); field != "" {
+		msg = strings.TrimPrefix(msg, field+": ")
+	}
+	s := "sample " + CodeSpan(f.Object) + " in " + CodeSpan(fmt.Sprintf("%s:%d", f.Location.File, f.Location.Line))
+	if f.Path != "" && f.Path != "." {
+		s += ", field " + CodeSpan(f.Path)
+	}
+	return s + ": " + Escape(msg)
 }
 
 // what is the part of a message that says what changed: messages go on, after a colon, with a
@@ -201,10 +251,15 @@ func what(msg string) string {
 	return msg
 }
 
-// prose writes a message for release notes: quoted text (a CEL rule, a value) and paths as code
-// spans, which GitHub shows as they are and never turns into links, mentions or HTML, and the
-// rest escaped.
-func prose(msg string) string {
+// prose writes a message for release notes: the paths given (which may hold quotes, backticks
+// or spaces), quoted text (a CEL rule, a value) and other paths as code spans, which GitHub
+// shows as they are and never turns into links, mentions or HTML, and the rest escaped.
+func prose(msg string, paths ...string) string {
+	for _, p := range paths {
+		if i := strings.Index(msg, p); p != "" && i >= 0 {
+			return prose(msg[:i], paths...) + CodeSpan(p) + prose(msg[i+len(p):], paths...)
+		}
+	}
 	var b strings.Builder
 	for msg != "" {
 		i := strings.IndexByte(msg, '"')

@@ -68,8 +68,9 @@ func Defuse(s string) string {
 }
 
 // defuseAfter says a zero-width space must follow the rune r at s[i]: after @ (mentions, e-mail
-// autolinks), # before a digit (issue references), ] before ( (links), and within the schemes
-// and www. that GitHub autolinks (before "://" and "." of "www.").
+// autolinks), # before a digit (issue references), ] before ( (links), : before an emoji
+// shortcode's name and colon (:+1: would show 👍), and within the schemes and www. that GitHub
+// autolinks (before "://" and "." of "www.").
 func defuseAfter(s string, i int, r rune) bool {
 	next := s[i+utf8.RuneLen(r):]
 	switch {
@@ -79,6 +80,8 @@ func defuseAfter(s string, i int, r rune) bool {
 		return next != "" && next[0] >= '0' && next[0] <= '9'
 	case r == ']':
 		return strings.HasPrefix(next, "(")
+	case r == ':':
+		return emojiCode(next)
 	case strings.HasPrefix(next, "://"):
 		return true
 	case strings.HasPrefix(next, ".") && (r == 'w' || r == 'W') && i >= 2 && strings.EqualFold(s[i-2:i+1], "www"):
@@ -90,4 +93,24 @@ func defuseAfter(s string, i int, r rune) bool {
 // isTagStart reports whether a byte after < makes it an HTML tag, comment or autolink.
 func isTagStart(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' || c == '!' || c == '?'
+}
+
+// emojiCode says s starts with the rest of an emoji shortcode: a name of lower-case letters,
+// digits, _, + and -, then a colon. A name of digits alone is left alone: file:12:3 positions
+// are far more common than :100:.
+func emojiCode(s string) bool {
+	digits := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ':':
+			return i > 0 && !digits
+		case c >= '0' && c <= '9':
+		case c >= 'a' && c <= 'z', c == '_', c == '+', c == '-':
+			digits = false
+		default:
+			return false
+		}
+	}
+	return false
 }

@@ -155,6 +155,8 @@ func TestEscapers(t *testing.T) {
 			"12. item":             "12\\. item",
 			".spec.labels.*":       ".spec.labels.\\*",
 			"x >= 3 && y != \"a\"": "x >= 3 &amp;&amp; y != \"a\"",
+			"lgtm :+1: :tada:":     "lgtm :\u200b+1: :\u200btada:",
+			"a: b:c :Xy: ::":       "a: b:c :Xy: ::",
 		}},
 		"Defuse": {Defuse, map[string]string{
 			"plain: a.b (c) *x* _y_ `z` | 1. #x": "plain: a.b (c) *x* _y_ `z` | 1. #x",
@@ -162,6 +164,7 @@ func TestEscapers(t *testing.T) {
 			"<b>x</b> < 3 <= 4":                  "<\u200bb>x<\u200b/b> < 3 <= 4",
 			"[x](https://evil.example)":          "[x]\u200b(https\u200b://evil.example)",
 			"WWW.x.io #7 line\nbreak\x1b":        "WWW\u200b.x.io #\u200b7 line break ",
+			"ok :+1:":                            "ok :\u200b+1:",
 		}},
 	} {
 		for in, want := range tc.cases {

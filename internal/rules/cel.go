@@ -108,7 +108,7 @@ func checkValidations(n *node) {
 		n.ruleAdded(w[i])
 	}
 	for _, j := range unmatchedOld {
-		n.emitRule(validationRuleRemoved, finding.Base, o[j].Rule, o[j].Rule, nil, "validation rule %q of %s was removed", o[j].Rule, n.path)
+		n.emitRule(validationRuleRemoved, finding.Base, o[j], o[j].Rule, nil, "validation rule %q of %s was removed", o[j].Rule, n.path)
 	}
 }
 
@@ -185,13 +185,13 @@ func (n *node) emitChanged(o, w apiextv1.ValidationRule, res celproof.Result) {
 	what := fmt.Sprintf("validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
 	switch res.Verdict {
 	case celproof.Equivalent:
-		n.emitRule(validationRuleRewritten, finding.Head, w.Rule, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		n.emitRule(validationRuleRewritten, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
 		return
 	case celproof.Looser:
-		n.emitRule(validationRuleLoosened, finding.Head, w.Rule, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		n.emitRule(validationRuleLoosened, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
 		return
 	}
-	f := n.emitRule(validationRuleChanged, finding.Head, w.Rule, o.Rule, w.Rule, "%s", what+shown(res))
+	f := n.emitRule(validationRuleChanged, finding.Head, w, o.Rule, w.Rule, "%s", what+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
 	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
@@ -211,10 +211,10 @@ func (n *node) emitAdded(w apiextv1.ValidationRule, res celproof.Result) {
 		}
 	}
 	if res.Verdict.Safe() {
-		n.emitRule(validationRuleImplied, finding.Head, w.Rule, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
+		n.emitRule(validationRuleImplied, finding.Head, w, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
 		return
 	}
-	f := n.emitRule(validationRuleAdded, finding.Head, w.Rule, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
+	f := n.emitRule(validationRuleAdded, finding.Head, w, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
 	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
@@ -373,11 +373,11 @@ func exampleUpdate(res celproof.Result) *finding.Update {
 // on, or only the wording and field of the error.
 func (n *node) errorChanged(o, w apiextv1.ValidationRule) {
 	if !eqPtr(o.Reason, w.Reason) {
-		n.emitRule(validationReasonChanged, finding.Head, w.Rule, o.Reason, w.Reason, "the reason reported by rule %q of %s changed from %s to %s", w.Rule, n.path, reasonName(o.Reason), reasonName(w.Reason))
+		n.emitRule(validationReasonChanged, finding.Head, w, o.Reason, w.Reason, "the reason reported by rule %q of %s changed from %s to %s", w.Rule, n.path, reasonName(o.Reason), reasonName(w.Reason))
 	}
 	o.Reason, w.Reason = nil, nil
 	if !reflect.DeepEqual(o, w) {
-		n.emitRule(validationMessageChanged, finding.Head, w.Rule, errorText(o), errorText(w), "the error reported by rule %q of %s changed", w.Rule, n.path)
+		n.emitRule(validationMessageChanged, finding.Head, w, errorText(o), errorText(w), "the error reported by rule %q of %s changed", w.Rule, n.path)
 	}
 }
 
@@ -405,10 +405,12 @@ func (n *node) ruleAt(side finding.Side, rule string) crd.Path {
 }
 
 // emitRule adds a finding about one CEL rule of the node, at the rule's line on that side; the
-// rule's text is its subject, since a node can gain or lose several rules at once.
-func (n *node) emitRule(r *Rule, side finding.Side, rule string, before, after any, format string, args ...any) *finding.Finding {
-	f := n.emit(r, side, n.ruleAt(side, rule), before, after, format, args...)
-	f.Subject = rule
+// rule's text is its subject, since a node can gain or lose several rules at once, and its
+// message (or messageExpression) is what release notes call it by.
+func (n *node) emitRule(r *Rule, side finding.Side, rule apiextv1.ValidationRule, before, after any, format string, args ...any) *finding.Finding {
+	f := n.emit(r, side, n.ruleAt(side, rule.Rule), before, after, format, args...)
+	f.Subject = rule.Rule
+	f.RuleMessage, f.RuleMessageExpression = rule.Message, rule.MessageExpression
 	return f
 }
 
