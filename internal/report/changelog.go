@@ -68,11 +68,15 @@ func Changelog(w io.Writer, r Report) error {
 		}
 		fs = append(fs, f)
 	}
-	crds := byCRD(fs, finding.Info)
-	if len(crds) == 0 {
+	set := byCRD(fs, finding.Info)
+	if len(set.All) == 0 {
 		b.WriteString("No changes to the CRDs.\n")
 	}
 	v := r.verdict()
+	crds := set.CRDs
+	if len(set.Shared) > 0 { // a change an embedded type brings to several CRDs is noted once
+		crds = append(crds, crdChanges{Groups: set.Shared, several: true})
+	}
 	for _, c := range crds {
 		notes := map[string]*[sections][]entry{}
 		for _, g := range c.Groups {
@@ -90,7 +94,11 @@ func Changelog(w io.Writer, r Report) error {
 		if len(notes) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "## %s\n", orDash(Escape(c.CRD), "(unnamed document)"))
+		if c.several {
+			b.WriteString("## In several CRDs\n")
+		} else {
+			fmt.Fprintf(&b, "## %s\n", orDash(Escape(c.CRD), "(unnamed document)"))
+		}
 		keys := make([]string, 0, len(notes))
 		for k := range notes {
 			keys = append(keys, k)

@@ -65,13 +65,36 @@ func (v Verdict) words(s Summary, esc func(string) string) (word, advice string)
 
 // crdChanges is one CRD's changes, most serious first.
 type crdChanges struct {
-	CRD    string
+	CRD string
+	// Groups are the changes of this CRD alone.
 	Groups []change.Group
+	// Shared are this CRD's places of the changes that span several CRDs (an embedded
+	// built-in type's), which reports show once, apart.
+	Shared []change.Group
+	// several marks the section of a report that holds the shared changes themselves.
+	several bool
+}
+
+// counted are the CRD's changes as its tally counts them: its own and its part of shared ones.
+func (c *crdChanges) counted() []change.Group {
+	return append(append([]change.Group{}, c.Groups...), c.Shared...)
+}
+
+// changeSet is the changes of a report, each once.
+type changeSet struct {
+	// CRDs are the CRDs with changes: those with errors first, then by name.
+	CRDs []crdChanges
+	// Shared are the changes that span several CRDs, most serious first.
+	Shared []change.Group
+	// All is every change once, for tallies.
+	All []change.Group
 }
 
 // byCRD groups the findings at or above min by CRD and by change: the CRDs with errors first,
-// then by name; within a CRD errors before warnings before info, then by version and place.
-func byCRD(fs []finding.Finding, min finding.Severity) []crdChanges {
+// then by name; within a CRD errors before warnings before info, then by version and place. A
+// change in several CRDs (DESIGN §7) goes in Shared, whole, and in each CRD's Shared, that
+// CRD's part of it.
+func byCRD(fs []finding.Finding, min finding.Severity) changeSet {
 	shown := make([]finding.Finding, 0, len(fs))
 	worst := map[string]finding.Severity{}
 	for _, f := range fs {
@@ -96,14 +119,33 @@ func byCRD(fs []finding.Finding, min finding.Severity) []crdChanges {
 		}
 		return finding.Less(a, b)
 	})
-	var out []crdChanges
-	for _, g := range change.Groups(shown) {
-		if n := len(out); n == 0 || out[n-1].CRD != g.First().CRD {
-			out = append(out, crdChanges{CRD: g.First().CRD})
+	var set changeSet
+	set.All = change.Groups(shown)
+	spans := map[string]bool{}
+	for i := range set.All {
+		if g := &set.All[i]; g.ID != "" && len(g.CRDs()) > 1 {
+			spans[g.ID] = true
+			set.Shared = append(set.Shared, *g)
 		}
-		out[len(out)-1].Groups = append(out[len(out)-1].Groups, g)
 	}
-	return out
+	sort.SliceStable(set.Shared, func(i, j int) bool { return set.Shared[i].First().Severity > set.Shared[j].First().Severity })
+	for start := 0; start < len(shown); {
+		end := start + 1
+		for end < len(shown) && shown[end].CRD == shown[start].CRD {
+			end++
+		}
+		c := crdChanges{CRD: shown[start].CRD}
+		for _, g := range change.Groups(shown[start:end]) {
+			if spans[g.ID] {
+				c.Shared = append(c.Shared, g)
+			} else {
+				c.Groups = append(c.Groups, g)
+			}
+		}
+		set.CRDs = append(set.CRDs, c)
+		start = end
+	}
+	return set
 }
 
 // severityNoun names the changes of a severity in tallies.
@@ -124,7 +166,7 @@ func Tally(gs []change.Group, always ...finding.Severity) string {
 			}
 			n++
 			places += gs[i].Count()
-			copies = max(copies, len(gs[i].Files()))
+			copies = max(copies, copiesOf(&gs[i]))
 		}
 		if n == 0 && !contains(always, sev) {
 			continue
@@ -141,6 +183,23 @@ func Tally(gs []change.Group, always ...finding.Severity) string {
 	return strings.Join(parts, ", ")
 }
 
+// copiesOf is how many copies of one CRD a change is in: the files of its places, counted per
+// CRD (the files of two CRDs that share a change are not copies of each other).
+func copiesOf(g *change.Group) int {
+	files := map[string]map[string]bool{}
+	n := 0
+	for _, f := range g.Places {
+		if files[f.CRD] == nil {
+			files[f.CRD] = map[string]bool{}
+		}
+		for _, l := range append([]finding.Location{f.Location}, f.Locations...) {
+			files[f.CRD][l.File] = true
+		}
+		n = max(n, len(files[f.CRD]))
+	}
+	return n
+}
+
 func contains(ss []finding.Severity, s finding.Severity) bool {
 	for _, x := range ss {
 		if x == s {
@@ -153,16 +212,7 @@ func contains(ss []finding.Severity, s finding.Severity) bool {
 // Counts tallies r's breaking changes and warnings, with their places, for titles: "2 breaking
 // changes at 24 places, 0 warnings".
 func Counts(r Report) string {
-	return Tally(allGroups(byCRD(r.Findings, finding.Warning)), finding.Error, finding.Warning)
-}
-
-// allGroups are the changes of every CRD.
-func allGroups(cs []crdChanges) []change.Group {
-	var out []change.Group
-	for _, c := range cs {
-		out = append(out, c.Groups...)
-	}
-	return out
+	return Tally(byCRD(r.Findings, finding.Warning).All, finding.Error, finding.Warning)
 }
 
 // PlaceLine is one place of a change: version, path and file:line as every human format writes

@@ -67,12 +67,17 @@ func detailsOf(g *change.Group, ab *abbreviator) string {
 		fmt.Fprintf(&b, "Before: %s\n\nAfter: %s\n\n", Escape(fullValue(f.Before)), Escape(fullValue(f.After)))
 	}
 	if g.Count() > 1 {
+		several := len(g.CRDs()) > 1
 		for i, p := range g.Places {
 			if i == maxPlacesListed {
 				fmt.Fprintf(&b, "- … and %d more\n", len(g.Places)-i)
 				break
 			}
-			fmt.Fprintf(&b, "- %s\n", Escape(PlaceLine(p)))
+			line := PlaceLine(p)
+			if several {
+				line = p.CRD + " " + line
+			}
+			fmt.Fprintf(&b, "- %s\n", Escape(line))
 		}
 	}
 	b.WriteString("\n</details>\n")

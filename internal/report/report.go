@@ -162,7 +162,7 @@ func Summarize(r Report) Summary {
 			s.Info++
 		}
 	}
-	for _, g := range allGroups(byCRD(r.Findings, finding.Info)) {
+	for _, g := range byCRD(r.Findings, finding.Info).All {
 		switch g.First().Severity {
 		case finding.Error:
 			s.ErrorChanges++

@@ -25,9 +25,9 @@ const footReserve = 600
 // What is cut is counted in a last line that points at elsewhere.
 func MarkdownWithin(r Report, limit int, headline, elsewhere string) string {
 	s := Summarize(r)
-	all := byCRD(r.Findings, finding.Info)
+	set := byCRD(r.Findings, finding.Info)
 	var head strings.Builder
-	fmt.Fprintf(&head, "### crdguard: %s (%s compared)\n\n", Tally(allGroups(all), finding.Error, finding.Warning), Count(s.CRDs, "CRD"))
+	fmt.Fprintf(&head, "### crdguard: %s (%s compared)\n\n", Tally(set.All, finding.Error, finding.Warning), Count(s.CRDs, "CRD"))
 	if headline != "" {
 		head.WriteString(headline + "\n\n")
 	}
@@ -41,19 +41,23 @@ func MarkdownWithin(r Report, limit int, headline, elsewhere string) string {
 	word, advice := r.verdict().words(s, Escape)
 	fmt.Fprintf(&end, "\n**Verdict: %s** — %s\n", word, advice)
 	room := limit - head.Len() - end.Len() - footReserve
-	if len(all) == 0 {
+	if len(set.All) == 0 {
 		return head.String() + "No CRD changes found.\n" + notices(r.Notices, room/4) + end.String()
 	}
 	var firsts []finding.Finding
-	for _, g := range allGroups(all) {
+	for _, g := range set.All {
 		firsts = append(firsts, *g.First())
 	}
 	ab := newAbbreviator(firsts, textValueRunes)
-	index, unlisted := overview(all, room)
+	index, unlisted := overview(set, room)
 	room -= len(index)
 	notes := notices(r.Notices, min(room, limit/4))
 	room -= len(notes)
-	details, cut := fitDetails(all, ab, room)
+	sections := set.CRDs
+	if len(set.Shared) > 0 {
+		sections = append(sections, crdChanges{Groups: set.Shared, several: true})
+	}
+	details, cut := fitDetails(sections, ab, room)
 	var foot strings.Builder
 	if unlisted > 0 {
 		fmt.Fprintf(&foot, "\n%s could not be listed within GitHub's limit of %d characters.", Count(unlisted, "more breaking change"), limit)
@@ -89,35 +93,35 @@ func notices(ns []string, room int) string {
 // then every breaking change as one line, the most serious CRDs first. When the lines do not fit
 // in room they lose what they say the change is, and only then the last of them are counted
 // (unlisted) instead of listed.
-func overview(all []crdChanges, room int) (string, int) {
+func overview(set changeSet, room int) (string, int) {
 	var b strings.Builder
 	b.WriteString("| CRD | Breaking changes | Warnings | Safe changes |\n|---|---|---|---|\n")
-	nErr := 0
-	for _, c := range all {
+	for _, c := range set.CRDs {
+		gs := c.counted()
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", orDash(Escape(c.CRD), "(unnamed document)"),
-			cell(c.Groups, finding.Error), cell(c.Groups, finding.Warning), cell(c.Groups, finding.Info))
+			cell(gs, finding.Error), cell(gs, finding.Warning), cell(gs, finding.Info))
+	}
+	var full, short []string
+	add := func(crd string, g *change.Group) {
+		if g.First().Severity != finding.Error {
+			return
+		}
+		line := breakingLine(crd, g)
+		short = append(short, line+"\n")
+		full = append(full, line+": "+Escape(shorten(whatOf(g.First()), whatRunes))+"\n")
+	}
+	for _, c := range set.CRDs {
 		for i := range c.Groups {
-			if c.Groups[i].First().Severity == finding.Error {
-				nErr++
-			}
+			add(c.CRD, &c.Groups[i])
 		}
 	}
-	if nErr == 0 {
+	for i := range set.Shared {
+		add(severalCRDs(set.Shared[i].CRDs()), &set.Shared[i])
+	}
+	if len(full) == 0 {
 		return b.String(), 0
 	}
-	fmt.Fprintf(&b, "\n**%s:**\n\n", upperFirst(Count(nErr, "breaking change")))
-	var full, short []string
-	for _, c := range all {
-		for i := range c.Groups {
-			g := &c.Groups[i]
-			if g.First().Severity != finding.Error {
-				continue
-			}
-			line := breakingLine(c.CRD, g)
-			short = append(short, line+"\n")
-			full = append(full, line+": "+Escape(shorten(whatOf(g.First()), whatRunes))+"\n")
-		}
-	}
+	fmt.Fprintf(&b, "\n**%s:**\n\n", upperFirst(Count(len(full), "breaking change")))
 	lines := full
 	if b.Len()+total(full) > room {
 		lines = short
@@ -131,7 +135,17 @@ func overview(all []crdChanges, room int) (string, int) {
 	return b.String(), 0
 }
 
-// breakingLine names a breaking change: CRD, rule, version, path and how many places.
+// severalCRDs names the CRDs a shared change is in: all of them up to three, else how many and
+// the first.
+func severalCRDs(crds []string) string {
+	if len(crds) <= 3 {
+		return strings.Join(crds, ", ")
+	}
+	return fmt.Sprintf("%d CRDs (%s, …)", len(crds), crds[0])
+}
+
+// breakingLine names a breaking change: CRD, rule, version, path and how many places (the
+// message names the built-in type's field a change an embedded type brings is about).
 func breakingLine(crd string, g *change.Group) string {
 	f := g.First()
 	s := fmt.Sprintf("- %s `%s`", orDash(Escape(crd), "(unnamed document)"), f.Rule)
@@ -227,10 +241,14 @@ func fitDetails(all []crdChanges, ab *abbreviator, room int) (string, cuts) {
 	const infoClose = "\n</details>\n"
 	opened := map[[2]int]bool{} // CRD, info: its table is started
 	heading := func(ci int, info bool) string {
-		if info {
-			return "\n**" + orDash(Escape(all[ci].CRD), "(unnamed document)") + "**\n\n" + mdTableHead
+		name := orDash(Escape(all[ci].CRD), "(unnamed document)")
+		if all[ci].several {
+			name = "In several CRDs"
 		}
-		return "\n#### " + orDash(Escape(all[ci].CRD), "(unnamed document)") + ": " + Tally(nonInfo(all[ci].Groups)) + "\n\n" + mdTableHead
+		if info {
+			return "\n**" + name + "**\n\n" + mdTableHead
+		}
+		return "\n#### " + name + ": " + Tally(nonInfo(all[ci].Groups)) + "\n\n" + mdTableHead
 	}
 	used := 0
 	var c cuts

@@ -23,49 +23,32 @@ func Text(w io.Writer, r Report) error {
 	if r.ShowInfo {
 		min = finding.Info
 	}
-	crds := byCRD(r.Findings, min)
+	set := byCRD(r.Findings, min)
 	var shown []finding.Finding
-	for _, g := range allGroups(crds) {
+	for _, g := range set.All {
 		shown = append(shown, *g.First())
 	}
 	ab := newAbbreviator(shown, textValueRunes)
-	for _, c := range crds {
-		tw.printf("%s: %s\n", orDash(plain(c.CRD), "(unnamed document)"), Tally(c.Groups))
-		for _, g := range c.Groups {
-			f := g.First()
-			tw.printf("  %-7s %s %s %s  %s\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(Where(f)))
-			msg := f.Message
-			if !r.Verbose {
-				msg = ab.cutQuoted(msg)
-			}
-			tw.printf("          %s\n", plain(msg))
-			if f.Source != nil {
-				tw.printf("          Go source %s:%d (%s)\n", plain(f.Source.File), f.Source.Line, f.Source.Side)
-			}
-			ba := ab.beforeAfter(f)
-			if r.Verbose {
-				ba = BeforeAfter(f, math.MaxInt, nil)
-			}
-			if ba != "" {
-				tw.printf("          %s\n", plain(ba))
-			}
-			switch {
-			case r.Verbose && len(g.Places) > 1:
-				tw.printf("          at %s:\n", change.Places(g.Count()))
-				for _, p := range g.Places {
-					tw.printf("            %s\n", plain(PlaceLine(p)))
-				}
-			case g.Count() > 1:
-				tw.printf("          at %s\n", plain(g.Where()))
-			}
+	for _, c := range set.CRDs {
+		tw.printf("%s: %s\n", orDash(plain(c.CRD), "(unnamed document)"), Tally(c.counted()))
+		for i := range c.Groups {
+			textChange(tw, &c.Groups[i], ab, r.Verbose)
+		}
+		if len(c.Shared) > 0 {
+			tw.printf("  and %s shared with other CRDs, below\n", Count(len(c.Shared), "change"))
+		}
+	}
+	if len(set.Shared) > 0 {
+		tw.printf("in several CRDs: %s\n", Tally(set.Shared))
+		for i := range set.Shared {
+			textChange(tw, &set.Shared[i], ab, r.Verbose)
 		}
 	}
 	for _, n := range r.Notices {
 		tw.printf("notice: %s\n", plain(n))
 	}
 	s := Summarize(r)
-	all := byCRD(r.Findings, finding.Info)
-	tw.printf("%s compared: %s", Count(s.CRDs, "CRD"), Tally(allGroups(all), finding.Error, finding.Warning))
+	tw.printf("%s compared: %s", Count(s.CRDs, "CRD"), Tally(byCRD(r.Findings, finding.Info).All, finding.Error, finding.Warning))
 	if s.Info > 0 && !r.ShowInfo {
 		tw.printf(" (not shown: --show-info)")
 	}
@@ -74,6 +57,42 @@ func Text(w io.Writer, r Report) error {
 	}
 	tw.printf("\n%s\n", r.verdict().Line(s))
 	return tw.err
+}
+
+// textChange writes one change at its first place: severity, version, rule, path and line, the
+// message, the Go source, before → after, and its other places, collapsed unless verbose.
+func textChange(tw *errWriter, g *change.Group, ab *abbreviator, verbose bool) {
+	f := g.First()
+	tw.printf("  %-7s %s %s %s  %s\n", f.Severity, orDash(plain(f.Version), "-"), f.Rule, plain(orDash(f.Path, "")), plain(Where(f)))
+	msg := f.Message
+	if !verbose {
+		msg = ab.cutQuoted(msg)
+	}
+	tw.printf("          %s\n", plain(msg))
+	if f.Source != nil {
+		tw.printf("          Go source %s:%d (%s)\n", plain(f.Source.File), f.Source.Line, f.Source.Side)
+	}
+	ba := ab.beforeAfter(f)
+	if verbose {
+		ba = BeforeAfter(f, math.MaxInt, nil)
+	}
+	if ba != "" {
+		tw.printf("          %s\n", plain(ba))
+	}
+	switch {
+	case verbose && len(g.Places) > 1:
+		tw.printf("          at %s:\n", change.Places(g.Count()))
+		several := len(g.CRDs()) > 1
+		for _, p := range g.Places {
+			if several {
+				tw.printf("            %s %s\n", plain(p.CRD), plain(PlaceLine(p)))
+			} else {
+				tw.printf("            %s\n", plain(PlaceLine(p)))
+			}
+		}
+	case g.Count() > 1:
+		tw.printf("          at %s\n", plain(g.Where()))
+	}
 }
 
 // textValueRunes bounds each value in the text and Markdown reports' before → after column.

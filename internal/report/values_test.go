@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
 )
 
@@ -157,5 +158,37 @@ func TestCutQuoted(t *testing.T) {
 	want := `.spec has a new rule "self.all(x, x.name.size() < 10 && x.va…": e.g. {a: "b"} is rejected`
 	if got != want {
 		t.Errorf("cutQuoted = %q, want %q", got, want)
+	}
+}
+
+// A change an embedded type brings to two CRDs is shown once, apart; each CRD's tally counts
+// its part, and a CRD with no change of its own is still listed.
+func TestTextSharedChangeOnce(t *testing.T) {
+	env := func(crd, file string) finding.Finding {
+		return finding.Finding{Rule: "list-type-changed", Severity: finding.Error, CRD: crd, Version: "v1", Path: ".spec.template.spec.containers[*].env",
+			Message: "list type changed", Before: finding.Value("atomic"), After: finding.Value("map"), Builtin: "Container.env",
+			Location: finding.Location{File: file, Line: 7, Side: finding.Head}}
+	}
+	fs := []finding.Finding{env("a.example.com", "a.yaml"), env("b.example.com", "b.yaml"),
+		{Rule: "field-removed", Severity: finding.Error, CRD: "b.example.com", Version: "v1", Path: ".spec.y", Message: "e", Location: finding.Location{File: "b.yaml", Line: 9, Side: finding.Base}}}
+	change.Assign(fs)
+	finding.Sort(fs)
+	var buf bytes.Buffer
+	if err := Text(&buf, Report{CRDs: 2, Findings: fs}); err != nil {
+		t.Fatal(err)
+	}
+	want := "a.example.com: 1 breaking change\n" +
+		"  and 1 change shared with other CRDs, below\n" +
+		"b.example.com: 2 breaking changes\n" +
+		"  error   v1 field-removed .spec.y  b.yaml:9 (base)\n          e\n" +
+		"  and 1 change shared with other CRDs, below\n" +
+		"in several CRDs: 1 breaking change at 2 places\n" +
+		"  error   v1 list-type-changed .spec.template.spec.containers[*].env  a.yaml:7\n" +
+		"          list type changed\n          \"atomic\" → \"map\"\n" +
+		"          at 2 places; 2 CRDs: a.example.com, b.example.com; 2 copies: a.yaml, b.yaml\n" +
+		"2 CRDs compared: 2 breaking changes at 3 places, 0 warnings\n" +
+		"verdict: fail — fix the changes above, or acknowledge them with the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n"
+	if buf.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", buf.String(), want)
 	}
 }
