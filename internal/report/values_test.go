@@ -187,7 +187,7 @@ func TestTextSharedChangeOnce(t *testing.T) {
 		"          list type changed\n          \"atomic\" → \"map\"\n" +
 		"          at 2 places; 2 CRDs: a.example.com, b.example.com; 2 copies: a.yaml, b.yaml\n" +
 		"2 CRDs compared: 2 breaking changes at 3 places, 0 warnings\n" +
-		"verdict: fail — fix the changes above, or acknowledge them with the acknowledgement label on the pull request (or an ignore entry with a reason in .crdguard.yaml)\n"
+		"verdict: fail — fix the changes above, or acknowledge them with an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n"
 	if buf.String() != want {
 		t.Errorf("text:\n%s\nwant:\n%s", buf.String(), want)
 	}
