@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 	"github.com/crdguard/crdguard/internal/rules"
 	"github.com/crdguard/crdguard/internal/source"
@@ -160,6 +161,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	res.Notices = append(res.Notices, history...)
+	res.Findings = append(res.Findings, addedUnknown(res.Findings, main.Unread)...)
 	// A paths glob that can never read a CRD is a configuration error, whatever the findings.
 	pathNotices, err := repo.PathsCheck(mb, head, o.Filter, working, readSomething(main.Old) || readSomething(main.New))
 	if err != nil {
@@ -225,6 +227,28 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	}
 	finding.Sort(res.Findings)
 	return res, nil
+}
+
+// addedUnknown fails closed on a CRD the change seems to add while unchanged files could not be
+// read: one of them may define it already, and then the change is a change to compare, not an
+// addition. One invalid-crd per such CRD names the first unread file and counts the others.
+func addedUnknown(fs []finding.Finding, unread []string) []finding.Finding {
+	if len(unread) == 0 {
+		return nil
+	}
+	others := ""
+	if len(unread) > 1 {
+		others = fmt.Sprintf(" (and %d more unchanged files)", len(unread)-1)
+	}
+	var out []finding.Finding
+	for _, f := range fs {
+		if f.Rule != rules.CRDAdded || f.Baseline != "" {
+			continue
+		}
+		out = append(out, rules.Unreadable(crd.Problem{File: unread[0], Line: 1, Name: f.CRD,
+			Message: fmt.Sprintf("CRD %s looks new, but the content of %s%s is missing from the repository (object not found), as in a partial or shallow clone, and may define it already", f.CRD, unread[0], others)}, finding.Base))
+	}
+	return out
 }
 
 // readSomething reports whether a tree holds a CRD document, or one it could not read.

@@ -188,3 +188,46 @@ func TestGitSamplesInTestFoldersNotRead(t *testing.T) {
 		})
 	}
 }
+
+// A CRD the change seems to add while an unchanged file could not be read (a partial clone that
+// could not fetch) fails closed: the unread file may define it already. Without a CRD added, the
+// unread file stays a notice.
+func TestGitAddedWhileUnchangedUnread(t *testing.T) {
+	const missing = "config/crd/all.yaml: its content is missing from the repository (object not found), as in a partial or shallow clone; it is unchanged, so it was left out: a copy in it of a changed CRD is not compared"
+	for _, tc := range []struct {
+		name string
+		add  bool
+		want string
+	}{
+		{"a CRD added", true, "invalid-crd gadgets.example.com   config/crd/all.yaml:1 base\n" +
+			"max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"},
+		{"no CRD added", false, "max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, new := caseFile(t, "sample-invalid/maximum-lowered/old.yaml"), caseFile(t, "sample-invalid/maximum-lowered/new.yaml")
+			gadgets := bytes.ReplaceAll(bytes.ReplaceAll(old, []byte("widget"), []byte("gadget")), []byte("Widget"), []byte("Gadget"))
+			tr := newTestRepo(t)
+			tr.Write("config/crd/widgets.yaml", old)
+			all := append(append([]byte{}, old...), "# the bundle\n"...)
+			tr.Write("config/crd/all.yaml", all)
+			tr.Branch("main", tr.Commit("base"))
+			tr.Write("config/crd/widgets.yaml", new)
+			if tc.add {
+				tr.Write("config/crd/gadgets.yaml", gadgets)
+			}
+			tr.Commit("head")
+			tr.dropBlob(all)
+			res := tr.check(GitOptions{Base: "main"})
+			assertFindings(t, res, tc.want)
+			notices := []string{missing, "samples: config/crd/all.yaml: its content is missing from the repository (object not found), as in a partial or shallow clone; the custom resources it may hold were not validated against head's CRDs"}
+			if !slices.Equal(res.Notices, notices) {
+				t.Errorf("notices %q\nwant %q", res.Notices, notices)
+			}
+			for _, f := range res.Findings {
+				if f.Rule == "invalid-crd" && f.Message != "CRD gadgets.example.com looks new, but the content of config/crd/all.yaml is missing from the repository (object not found), as in a partial or shallow clone, and may define it already: crdguard cannot read the base version of CRD gadgets.example.com, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it" {
+					t.Errorf("message %q", f.Message)
+				}
+			}
+		})
+	}
+}

@@ -28,7 +28,7 @@ var (
 		Doc:     "Users apply an install bundle (Argo CD's install.yaml and namespace-install.yaml, a release YAML, a file of several CRDs) or a kustomization as a whole, and often with pruning: kubectl apply --prune, Argo CD and Flux delete what the applied set no longer holds. A CRD that leaves such a file, or a kustomization that stops listing its file, is therefore deleted from their clusters, and with it every object of that kind, although the project still ships it elsewhere (config/crd, a crds/ folder). The finding names the bundle, the CRD and where it still ships. When no copy is left anywhere, the CRD is crd-removed (error) instead. Keep the CRD in the bundle, or make the move an explicit, documented release step.",
 	}
 	crdAdded = &Rule{
-		ID: "crd-added", Severity: finding.Info, Level: CRDLevel,
+		ID: CRDAdded, Severity: finding.Info, Level: CRDLevel,
 		Summary: "A CRD was added.",
 		Doc:     "A new CRD cannot break existing objects or clients.",
 	}
@@ -63,8 +63,13 @@ var (
 	}
 )
 
-// InvalidCRD is the ID of the rule for CRDs that cannot be read or would be refused.
-const InvalidCRD = "invalid-crd"
+// IDs of the CRD-level rules other packages look for.
+const (
+	// InvalidCRD is the rule for CRDs that cannot be read or would be refused.
+	InvalidCRD = "invalid-crd"
+	// CRDAdded is the rule for a CRD new in head.
+	CRDAdded = "crd-added"
+)
 
 var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdRemovedFromBundle, crdAdded, namesAdded}
 

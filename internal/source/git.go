@@ -359,6 +359,9 @@ type Comparison struct {
 	// LeftOut are the changed files with CRDs that the filter left out only because they lie
 	// in test or fixture folders (Filter.LeavesOutTest), sorted: what the notice counts.
 	LeftOut []string
+	// Unread are the unchanged manifests whose content could not be read (a partial clone that
+	// could not fetch), in path order: any of them may define a CRD the change seems to add.
+	Unread []string
 }
 
 // Compare reads the CRDs that a change between two commits can affect. Only files the diff
@@ -606,6 +609,7 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 			// The file is the same on both sides, so nothing in it changed; say that it was not
 			// read (a partial clone lacks unchanged blobs) and go on.
 			cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%s: %s; it is unchanged, so it was left out: a copy in it of a changed CRD is not compared", name, blobProblem(err)))
+			cmp.Unread = append(cmp.Unread, name)
 			return nil
 		}
 		if !crd.MentionsCRD(data) || !containsAny(data, needles) {
