@@ -36,6 +36,13 @@ func TestGitBundles(t *testing.T) {
 			message: "CRD applications.example.com leaves manifests/namespace-install.yaml, which shipped it with other objects in base, while manifests/crds/application-crd.yaml still ships it: whoever applies manifests/namespace-install.yaml with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every Stub object; keep the CRD in the bundle, or tell the users who apply it to install the CRD from its other copy and to stop pruning CRDs",
 		},
 		{
+			name:    "two other files still ship it",
+			before:  map[string]string{nsBundle: bundle(apps, projects), "manifests/crds/application-crd.yaml": apps, "manifests/install.yaml": bundle(apps)},
+			after:   map[string]string{nsBundle: bundle(projects)},
+			want:    gone("applications", 9),
+			message: "CRD applications.example.com leaves manifests/namespace-install.yaml, which shipped it with other objects in base, while manifests/crds/application-crd.yaml, manifests/install.yaml still ship it: whoever applies manifests/namespace-install.yaml with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every Stub object; keep the CRD in the bundle, or tell the users who apply it to install the CRD from its other copy and to stop pruning CRDs",
+		},
+		{
 			name:   "moved out of the bundle into a file of its own",
 			before: map[string]string{nsBundle: bundle(apps, projects)},
 			after:  map[string]string{nsBundle: bundle(projects), "manifests/crds/application-crd.yaml": apps},

@@ -112,6 +112,10 @@ func RemovedFromBundle(gone *crd.CRD, via string, viaLine int, elsewhere []strin
 	what := "leaves " + gone.File + ", which shipped it with other objects in base"
 	bundle := gone.File
 	at := finding.Location{File: gone.File, Line: gone.LineOf(namePath), Side: finding.Base}
+	ships := "ships"
+	if len(elsewhere) > 1 {
+		ships = "ship"
+	}
 	if via != "" {
 		what = "is no longer installed by " + via + ", which listed " + gone.File + " in base"
 		bundle = via
@@ -119,8 +123,8 @@ func RemovedFromBundle(gone *crd.CRD, via string, viaLine int, elsewhere []strin
 	}
 	return finding.Finding{
 		Rule: crdRemovedFromBundle.ID, Severity: crdRemovedFromBundle.Severity, CRD: gone.Name,
-		Message: fmt.Sprintf("CRD %s %s, while %s still ships it: whoever applies %s with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every %s object; %s",
-			gone.Name, what, strings.Join(elsewhere, ", "), bundle, gone.Object.Spec.Names.Kind, crdRemovedFromBundle.Advice),
+		Message: fmt.Sprintf("CRD %s %s, while %s still %s it: whoever applies %s with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every %s object; %s",
+			gone.Name, what, strings.Join(elsewhere, ", "), ships, bundle, gone.Object.Spec.Names.Kind, crdRemovedFromBundle.Advice),
 		Location: at,
 	}
 }
