@@ -14,13 +14,13 @@ var (
 		ID: "list-type-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "x-kubernetes-list-type changed.",
 		Advice:  "server-side apply merges the list differently, so field managers overwrite or keep each other's items unexpectedly, and set/map lists reject duplicates that were stored before; keep the list type",
-		Doc:     "The list type (atomic, set, map) decides how server-side apply merges the list between field managers, and set and map lists reject duplicate items. Changing it breaks apply for existing managers and can make stored objects with duplicates invalid. An absent list type means atomic. Keep the list type, or change it only in a new version.",
+		Doc:     "The list type (atomic, set, map) decides how server-side apply merges the list between field managers, and set and map lists reject duplicate items. Changing it breaks apply for existing managers and can make stored objects with duplicates invalid. An absent list type means atomic. When the map keys come or go with the type (atomic to map), it is one finding whose before and after carry both keywords; an atomic list that becomes a set or a map carries an example, two items the old list accepted and the server now refuses as duplicates. Keep the list type, or change it only in a new version.",
 	}
 	listMapKeysChanged = &Rule{
 		ID: "list-map-keys-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "x-kubernetes-list-map-keys changed.",
 		Advice:  "server-side apply identifies list items by different keys, and stored items may now collide; keep the keys",
-		Doc:     "The map keys identify items of a map-type list for server-side apply. Changing them changes which items are considered the same, breaks apply for existing field managers and can make stored lists invalid (duplicate keys, or keys that are not required). Keep the keys.",
+		Doc:     "The map keys identify items of a map-type list for server-side apply. Changing them changes which items are considered the same, breaks apply for existing field managers and can make stored lists invalid (duplicate keys, or keys that are not required). Reported when the list stays a map; keys that change with the list type are part of list-type-changed. Keep the keys.",
 	}
 	mapTypeChanged = &Rule{
 		ID: "map-type-changed", Severity: finding.Warning, Level: PropertyLevel,
