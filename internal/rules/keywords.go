@@ -183,11 +183,15 @@ func canonicalJSON(raw []byte) []byte {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return raw
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
+	// Values are shown as their authors wrote them: json.Marshal would turn <, > and & into
+	// \u003c escapes that then reach every message (the JSON report escapes them itself).
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return raw
 	}
-	return out
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // rawJSON returns a JSON value for a finding's before/after, or nil.

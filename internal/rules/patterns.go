@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -56,7 +55,7 @@ func checkPattern(n *node) {
 // patternChanged judges a pattern that was replaced by another.
 func (n *node) patternChanged() {
 	o, w := n.old.Pattern, n.new.Pattern
-	what := fmt.Sprintf("pattern of %s changed from %s to %s", n.path, strconv.Quote(o), strconv.Quote(w))
+	what := fmt.Sprintf("pattern of %s changed from %s to %s", n.path, written(o), written(w))
 	if n.underNegation() {
 		n.emit(patternChanged, finding.Head, n.keyAt(finding.Head, kwPattern), o, w, "%s, inside not or oneOf, where accepting more can reject more", what)
 		return
@@ -75,7 +74,7 @@ func (n *node) patternChanged() {
 		values[i] = ex
 	}
 	var example json.RawMessage
-	shown := fmt.Sprintf("%s matches the old pattern and not the new one", strconv.Quote(res.Examples[0]))
+	shown := fmt.Sprintf("%s matches the old pattern and not the new one", written(res.Examples[0]))
 	if steps, ok := n.steps(); ok {
 		pattern := " should match '" + w + "'"
 		obj, used := n.e.judge(n.version).Refused(steps, values, func(e *field.Error) bool {
@@ -83,7 +82,7 @@ func (n *node) patternChanged() {
 		})
 		if obj != nil {
 			example = finding.Value(obj)
-			shown = fmt.Sprintf("%s was accepted and is now rejected", strconv.Quote(used.(string)))
+			shown = fmt.Sprintf("%s was accepted and is now rejected", written(used.(string)))
 		}
 	}
 	f := n.emit(patternChanged, finding.Head, n.keyAt(finding.Head, kwPattern), o, w, "%s: e.g. %s", what, shown)

@@ -246,11 +246,11 @@ func stringChange(n *node, k keyword, o, w string, added, changed, removed *Rule
 	name := keywordNames[k]
 	switch {
 	case o == "":
-		return n.emit(added, finding.Head, n.keyAt(finding.Head, k), nil, w, "%s now has %s %s", n.path, name, strconv.Quote(w))
+		return n.emit(added, finding.Head, n.keyAt(finding.Head, k), nil, w, "%s now has %s %s", n.path, name, written(w))
 	case w == "":
-		return n.emit(removed, finding.Base, n.keyAt(finding.Base, k), o, nil, "%s no longer has %s %s", n.path, name, strconv.Quote(o))
+		return n.emit(removed, finding.Base, n.keyAt(finding.Base, k), o, nil, "%s no longer has %s %s", n.path, name, written(o))
 	default:
-		return n.emit(changed, finding.Head, n.keyAt(finding.Head, k), o, w, "%s of %s changed from %s to %s", name, n.path, strconv.Quote(o), strconv.Quote(w))
+		return n.emit(changed, finding.Head, n.keyAt(finding.Head, k), o, w, "%s of %s changed from %s to %s", name, n.path, written(o), written(w))
 	}
 }
 
@@ -266,5 +266,18 @@ func quoteOr(s, empty string) string {
 	if s == "" {
 		return empty
 	}
-	return strconv.Quote(s)
+	return written(s)
+}
+
+// written quotes a string of the CRD (a pattern, a format, an example value) as its author wrote
+// it: strconv.Quote would double every backslash of a regex (`\\d` for `\d`). Only a string that
+// holds a double quote or a character that does not print is quoted the Go way, so that where the
+// string ends stays unambiguous.
+func written(s string) string {
+	for _, r := range s {
+		if r == '"' || !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return `"` + s + `"`
 }
