@@ -163,7 +163,8 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	res.Notices = append(res.Notices, history...)
 	res.Findings = append(res.Findings, addedUnknown(res.Findings, main.Unread)...)
 	// A paths glob that can never read a CRD is a configuration error, whatever the findings.
-	pathNotices, err := repo.PathsCheck(mb, head, o.Filter, working, readSomething(main.Old) || readSomething(main.New))
+	found := readSomething(main.Old) || readSomething(main.New)
+	pathNotices, err := repo.PathsCheck(mb, head, o.Filter, working, found)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -171,7 +172,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if len(main.LeftOut) > 0 {
 		res.Notices = append(res.Notices, source.LeftOutNotice(main.LeftOut))
 	}
-	if !readSomething(main.Old) && !readSomething(main.New) {
+	if !found {
 		// Nothing compared: that must not be because every CRD is a test input.
 		folders, err := repo.TestOnlyFolders(head, o.Filter)
 		if err != nil {

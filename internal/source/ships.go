@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -200,55 +199,39 @@ func LeftOutNotice(files []string) string {
 	return fmt.Sprintf("%d %s in test and fixture folders not compared (%s): they are inputs of tests, not what the project ships; a paths glob that names the folder, or an exclude list of your own, compares them", len(files), what, strings.Join(where, ", "))
 }
 
-// maxTestScan bounds the files read to tell whether a commit's CRDs all lie in test folders: the
-// answer only words an error, and most repositories show a shipped CRD within the first files.
-const maxTestScan = 2000
-
-// errStopScan ends a walk of a tree early.
-var errStopScan = errors.New("stop")
-
 // TestOnlyFolders returns, when the filter (without paths) leaves out test folders and reads no
 // file of the commit that holds a CRD while some test or fixture folders do, those folders (sorted): every
 // CRD of the repository is a test input, and comparing nothing would pass silently. Nil when a
 // file the filter reads holds a CRD, when no file holds one, or when telling would take more
-// than maxTestScan reads.
+// than maxScan reads (the bound the paths check reads under).
 func (r *Repo) TestOnlyFolders(c *object.Commit, f Filter) ([]string, error) {
 	if !f.SkipTests || len(f.Paths) > 0 {
 		return nil, nil // paths: a glob that reads no CRD is the paths check's error
 	}
-	tree, err := c.Tree()
+	m, err := r.manifests(c, nil)
 	if err != nil {
-		return nil, fmt.Errorf("reading tree of %s: %w", short(c), err)
-	}
-	folders := map[string]bool{}
-	shipped, reads := false, 0
-	err = eachFile(tree, func(name string, e object.TreeEntry) error {
-		read, test := f.Allows(name), f.LeavesOutTest(name)
-		if !read && (!test || folders[PathFacts(name).Test]) {
-			return nil
-		}
-		if reads++; reads > maxTestScan {
-			return errStopScan
-		}
-		data, err := r.readBlob(name, e)
-		if err != nil || !crd.MentionsCRD(data) {
-			return nil // a blob a partial clone lacks tells nothing
-		}
-		if read {
-			shipped = true
-			return errStopScan
-		}
-		folders[PathFacts(name).Test] = true
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
 		return nil, err
 	}
-	if shipped || reads > maxTestScan {
-		return nil, nil
+	folders := map[string]bool{}
+	reads := 0
+	for _, name := range m.names {
+		read, test := f.Allows(name), f.LeavesOutTest(name)
+		if !read && (!test || folders[PathFacts(name).Test]) {
+			continue
+		}
+		if reads++; reads > maxScan {
+			return nil, nil
+		}
+		data, ok := m.read(name)
+		if !ok || !crd.MentionsCRD(data) {
+			continue // a blob a partial clone lacks tells nothing
+		}
+		if read {
+			return nil, nil
+		}
+		folders[PathFacts(name).Test] = true
 	}
-	out := slices.Sorted(maps.Keys(folders))
-	return out, nil
+	return slices.Sorted(maps.Keys(folders)), nil
 }
 
 // TestOnlyError words the configuration error of a repository whose CRDs all lie in test
