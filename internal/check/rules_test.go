@@ -65,17 +65,26 @@ func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 		res.Findings = append(res.Findings, stored.Findings...)
 		finding.Sort(res.Findings)
 	}
-	out := cfg.Apply(res.Findings)
 	prefix := filepath.ToSlash(dir) + "/"
+	return caseReport(t, cfg, res, nil, func(f *finding.Finding) {
+		f.Location.File = strings.TrimPrefix(f.Location.File, prefix)
+		f.Message = strings.ReplaceAll(f.Message, prefix, "")
+	})
+}
+
+// caseReport applies the case's policy to what the check found, makes each finding
+// independent of where the case ran (fix), and renders the JSON report the golden holds.
+func caseReport(t *testing.T, cfg *policy.Config, res Result, notices []string, fix func(*finding.Finding)) ([]finding.Finding, []byte) {
+	t.Helper()
+	out := cfg.Apply(res.Findings)
 	for i := range out.Findings {
-		out.Findings[i].Location.File = strings.TrimPrefix(out.Findings[i].Location.File, prefix)
-		out.Findings[i].Message = strings.ReplaceAll(out.Findings[i].Message, prefix, "")
+		fix(&out.Findings[i])
 		// The cases hold what the rules find; the policy's change IDs are internal/change's
 		// and internal/policy's to test.
 		out.Findings[i].Change = ""
 	}
 	var buf bytes.Buffer
-	if err := report.JSON(&buf, report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored}); err != nil {
+	if err := report.JSON(&buf, report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: notices}); err != nil {
 		t.Fatal(err)
 	}
 	return out.Findings, buf.Bytes()
@@ -138,19 +147,11 @@ func runGitCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 	tr.Commit("head")
 	cfg := policy.Default()
 	res := tr.check(GitOptions{Base: "main", Filter: cfg.Filter()})
-	out := cfg.Apply(res.Findings)
-	for i := range out.Findings {
-		f := &out.Findings[i]
+	return caseReport(t, cfg, res.Result, res.Notices, func(f *finding.Finding) {
 		side := map[finding.Side]string{finding.Head: "new/", finding.Base: "old/"}[f.Location.Side]
 		f.Location.File = side + f.Location.File
 		f.Head = nil // where the review shows it: git mode's own tests cover that
-		f.Change = ""
-	}
-	var buf bytes.Buffer
-	if err := report.JSON(&buf, report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: res.Notices}); err != nil {
-		t.Fatal(err)
-	}
-	return out.Findings, buf.Bytes()
+	})
 }
 
 // TestRuleCases runs every testdata/rules/<rule>/<case> folder. A case named not-… shows that

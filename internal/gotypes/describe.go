@@ -273,13 +273,7 @@ func (d *describer) importPath(p *pkg) string {
 // shape is the schema a type expression gives.
 func (d *describer) shape(expr ast.Expr, in *file) (k8stypes.Shape, error) {
 	for range 32 {
-		switch e := expr.(type) {
-		case *ast.ParenExpr:
-			expr = e.X
-			continue
-		case *ast.StarExpr:
-			expr = e.X
-			continue
+		switch e := deref(expr).(type) {
 		case *ast.ArrayType:
 			if id, ok := e.Elt.(*ast.Ident); ok && id.Name == "byte" {
 				return k8stypes.Shape{Kind: k8stypes.KindString}, nil // base64

@@ -48,18 +48,27 @@ func splitItems(ms []marker) (own, items []marker) {
 	return own, items
 }
 
+// deref is the type a pointer or parenthesised type expression stands for: the schema of *T
+// and (T) is T's.
+func deref(expr ast.Expr) ast.Expr {
+	for {
+		switch e := expr.(type) {
+		case *ast.ParenExpr:
+			expr = e.X
+		case *ast.StarExpr:
+			expr = e.X
+		default:
+			return expr
+		}
+	}
+}
+
 // resolve follows a type expression to a struct, slice or map, collecting the markers of the
 // named types on the way (controller-gen applies a type's markers wherever it is used).
 func resolve(expr ast.Expr, in *file) shape {
 	var s shape
 	for range 32 { // named types can refer to each other; a cycle ends here
-		switch e := expr.(type) {
-		case *ast.ParenExpr:
-			expr = e.X
-			continue
-		case *ast.StarExpr:
-			expr = e.X
-			continue
+		switch e := deref(expr).(type) {
 		case *ast.StructType:
 			s.st, s.in = e, in
 			return s
