@@ -197,19 +197,30 @@ func changelogWhat(f *finding.Finding) string {
 		return sampleWhat(f)
 	}
 	w := what(f.Message)
-	if f.Subject == "" || f.RuleMessage == "" && f.RuleMessageExpression == "" {
-		return prose(w, f.Path)
-	}
-	q := strconv.Quote(f.Subject)
-	i := strings.LastIndex(w, q) // the new rule is quoted last ("changed from %q to %q")
-	if i < 0 {
+	before, after, ok := ruleNamed(f, w)
+	if !ok {
 		return prose(w, f.Path)
 	}
 	name := "“" + Escape(f.RuleMessage) + "”"
 	if f.RuleMessage == "" {
 		name = "with the message " + CodeSpan(f.RuleMessageExpression)
 	}
-	return prose(w[:i], f.Path) + name + prose(w[i+len(q):], f.Path)
+	return prose(before, f.Path) + name + prose(after, f.Path)
+}
+
+// ruleNamed splits what a CEL rule's finding says (w) around the rule's quoted expression, which
+// the reports people read name by the rule's message or messageExpression instead; ok is false
+// when the rule has neither, or w does not quote it.
+func ruleNamed(f *finding.Finding, w string) (before, after string, ok bool) {
+	if f.Subject == "" || f.RuleMessage == "" && f.RuleMessageExpression == "" {
+		return "", "", false
+	}
+	q := strconv.Quote(f.Subject)
+	i := strings.LastIndex(w, q) // the new rule is quoted last ("changed from %q to %q")
+	if i < 0 {
+		return "", "", false
+	}
+	return w[:i], w[i+len(q):], true
 }
 
 // sampleWhat is a sample finding in release notes: which object in which file, which field, and

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
@@ -108,7 +109,7 @@ func overview(set changeSet, room int) (string, int) {
 		}
 		line := breakingLine(crd, g)
 		short = append(short, line+"\n")
-		full = append(full, line+": "+Escape(shorten(whatOf(g.First()), whatRunes))+"\n")
+		full = append(full, line+": "+whatOf(g.First())+"\n")
 	}
 	for _, c := range set.CRDs {
 		for i := range c.Groups {
@@ -160,14 +161,30 @@ func breakingLine(crd string, g *change.Group) string {
 	return s
 }
 
-// whatOf is what a change is, for its one line: the message up to its witness and advice,
-// without the path the line already names.
+// whatOf is what a change is, for its one line, in Markdown: the message up to its witness and
+// advice, without the path the line already names, cut at whatRunes. A CEL rule goes by its
+// message (or messageExpression), as in the changelog, not by an expression that may run to
+// hundreds of characters.
 func whatOf(f *finding.Finding) string {
 	w := what(plainJSON(f.Message))
 	if f.Path != "" && strings.HasPrefix(w, f.Path+" ") {
 		w = w[len(f.Path)+1:]
 	}
-	return w
+	before, after, ok := ruleNamed(f, w)
+	switch {
+	case !ok:
+		return Escape(shorten(w, whatRunes))
+	case f.RuleMessage != "":
+		return Escape(shorten(before+"“"+f.RuleMessage+"”"+after, whatRunes))
+	}
+	// The expression of a message is code, shown as it is; what is around it shares the room.
+	room := max(whatRunes-utf8.RuneCountInString(before+after), whatRunes/2)
+	if strings.HasPrefix(after, " ") { // which Escape would drop
+		after = " " + Escape(after)
+	} else {
+		after = Escape(after)
+	}
+	return Escape(before) + "with the message " + CodeSpan(shorten(f.RuleMessageExpression, room)) + after
 }
 
 func total(lines []string) int {
