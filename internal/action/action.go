@@ -335,7 +335,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		return 0, err
 	}
 	defer repo.Close()
-	repo.Token, repo.InActions = in.token, true
+	repo.Token, repo.InActions, repo.PullRequest = in.token, true, r.target.pr
 	head, err := repo.Commit(r.target.head)
 	if err != nil {
 		return 0, fmt.Errorf("head: %w", err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,4 +162,71 @@ func TestMissingCommitAdvice(t *testing.T) {
 		}
 		repo.Close()
 	}
+}
+
+// A fork's head that the remote does not serve by SHA is fetched as refs/pull/N/head. The
+// origin serves by SHA only the tips of its refs (allowTipSHA1InWant), and the pull request moved
+// on after the run's event: the commit wanted is one behind the tip of refs/pull/42/head, on no
+// branch.
+func TestForkHeadThroughPullRef(t *testing.T) {
+	h := newHistory(t, 20, 3)
+	gitRun(t, h.origin, "config", "uploadpack.allowAnySHA1InWant", "false")
+	gitRun(t, h.origin, "config", "uploadpack.allowTipSHA1InWant", "true")
+	moved := gitRun(t, h.origin, "commit-tree", h.head+"^{tree}", "-p", h.head, "-m", "later push")
+	gitRun(t, h.origin, "update-ref", "refs/pull/42/head", moved)
+	gitRun(t, h.origin, "update-ref", "-d", "refs/heads/pr")
+	gitRun(t, h.origin, "update-ref", "refs/pull/44/head", h.main) // force-pushed away from the commit
+	for _, tc := range []struct {
+		name string
+		pr   int
+		// err is the whole error; "" for success.
+		err string
+	}{
+		{name: "through refs/pull/42/head", pr: 42},
+		{name: "no pull request: by SHA only", pr: 0,
+			err: "head: commit " + h.head + ": what the comparison needs is not in this clone and could not be fetched (fetching from origin: NOT-OUR-REF); check out with full history (actions/checkout: fetch-depth: 0)"},
+		{name: "no such pull request", pr: 43,
+			err: "head: commit " + h.head + ": what the comparison needs is not in this clone and could not be fetched (fetching from origin: by SHA: NOT-OUR-REF; as refs/pull/43/head: couldn't find remote ref \"refs/pull/43/head\"); check out with full history (actions/checkout: fetch-depth: 0)"},
+		{name: "pull request force-pushed away from the commit", pr: 44,
+			err: "head: commit " + h.head + ": what the comparison needs is not in this clone and could not be fetched (fetching from origin: by SHA: NOT-OUR-REF; as refs/pull/44/head: it does not hold " + h.head + " within 50 commits of its tip (the pull request's head moved on, or the commit is not in it)); check out with full history (actions/checkout: fetch-depth: 0)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clone := filepath.Join(t.TempDir(), "clone")
+			gitRun(t, "", "clone", "-q", "--depth", "1", "--branch", "main", "file://"+h.origin, clone)
+			before := gittest.Snapshot(t, filepath.Join(clone, ".git"))
+			repo, err := source.OpenRepo(clone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			repo.InActions, repo.PullRequest = true, tc.pr
+			res, err := Git(repo, GitOptions{Base: h.main, Head: h.head})
+			if tc.err != "" {
+				if got := notOurRef(err); got != tc.err {
+					t.Fatalf("error\n%s\nwant\n%s", got, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			assertFindings(t, res, "field-removed widgets.example.com v1 .spec.name crds/widgets.yaml:32 base\n")
+			if res.MergeBase != h.mergeBase {
+				t.Errorf("merge base %s, want %s", res.MergeBase, h.mergeBase)
+			}
+			if err := repo.Close(); err != nil {
+				t.Fatal(err)
+			}
+			gittest.AssertUntouched(t, filepath.Join(clone, ".git"), before)
+		})
+	}
+}
+
+// notOurRef writes git-upload-pack's refusal of an unadvertised SHA, whose wording depends on
+// the git version (and can be a broken pipe when it hangs up first), as NOT-OUR-REF.
+func notOurRef(err error) string {
+	if err == nil {
+		return "<nil>"
+	}
+	return regexp.MustCompile(`\(fetching from origin: (by SHA: )?[^;)]*`).ReplaceAllString(err.Error(), "(fetching from origin: ${1}NOT-OUR-REF")
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-billy/v5"
@@ -41,6 +42,9 @@ type Repo struct {
 	InActions bool
 	// Fetched lists the commits that had to be fetched, for notices.
 	Fetched []string
+	// PullRequest, when set, is the pull request whose commits are read: a commit the remote
+	// does not serve by SHA (a fork's head) is fetched as refs/pull/N/head instead.
+	PullRequest int
 
 	// wanted are the commits the comparison reads, fetched whole when a partial clone lacks one
 	// of their objects; complete holds those fetched so.
@@ -196,15 +200,56 @@ func (r *Repo) fetch(commits []plumbing.Hash, depth int) error {
 		specs = append(specs, config.RefSpec("+"+h.String()+":refs/crdguard/"+h.String()))
 	}
 	remote := git.NewRemote(extra, &config.RemoteConfig{Name: r.Remote, URLs: rc.URLs})
-	err = remote.FetchContext(context.Background(), &git.FetchOptions{
-		RemoteName: r.Remote, RefSpecs: specs, Depth: depth, Tags: git.NoTags, Auth: r.auth(),
-	})
-	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
+	get := func(specs []config.RefSpec, depth int) error {
+		err := remote.FetchContext(context.Background(), &git.FetchOptions{
+			RemoteName: r.Remote, RefSpecs: specs, Depth: depth, Tags: git.NoTags, Auth: r.auth(),
+		})
+		if errors.Is(err, git.NoErrAlreadyUpToDate) {
+			return nil
+		}
 		return err
+	}
+	if err := get(specs, depth); err != nil {
+		if r.PullRequest == 0 {
+			return err
+		}
+		if perr := r.fetchPull(get, commits, depth); perr != nil {
+			return fmt.Errorf("by SHA: %v; as %s: %v", err, pullRef(r.PullRequest), perr)
+		}
 	}
 	for _, h := range commits {
 		if !slices.Contains(r.Fetched, h.String()) {
 			r.Fetched = append(r.Fetched, h.String())
+		}
+	}
+	return nil
+}
+
+// pullDepth is the least history fetched with a pull request's head ref: the commit wanted may
+// be behind the ref's tip when the pull request moved on after the run's event.
+const pullDepth = 50
+
+func pullRef(n int) string { return fmt.Sprintf("refs/pull/%d/head", n) }
+
+// fetchPull fetches the commits the remote serves by SHA one by one (a base commit), and the
+// others (a fork's head) through the pull request's head ref; it checks that the ref brought them.
+func (r *Repo) fetchPull(get func([]config.RefSpec, int) error, commits []plumbing.Hash, depth int) error {
+	var refused []plumbing.Hash
+	for _, h := range commits {
+		if get([]config.RefSpec{config.RefSpec("+" + h.String() + ":refs/crdguard/" + h.String())}, depth) != nil {
+			refused = append(refused, h)
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	ref := pullRef(r.PullRequest)
+	if err := get([]config.RefSpec{config.RefSpec("+" + ref + ":refs/crdguard/pull/" + strconv.Itoa(r.PullRequest))}, max(depth, pullDepth)); err != nil {
+		return err
+	}
+	for _, h := range refused {
+		if r.store.HasEncodedObject(h) != nil {
+			return fmt.Errorf("it does not hold %s within %d commits of its tip (the pull request's head moved on, or the commit is not in it)", h, max(depth, pullDepth))
 		}
 	}
 	return nil
