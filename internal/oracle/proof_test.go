@@ -35,6 +35,7 @@ var unprovable = map[string]string{
 	"unknown-change":             "fail closed: crdguard reports what it cannot classify as an error because it cannot judge it, not because it is known to break (the case adds a labelSelectorPath to the scale subresource, which is harmless)",
 	"list-map-keys-changed":      "breaks server-side apply merging between field managers; objects themselves stay valid",
 	"upstream-default-added":     "the custom resource itself reads back with the default (the probes show it appear), which is the change; what the rule says is that the Pods, Services and volumes a controller builds from it get the same default from the API server when they are created, and this server serves no built-in types",
+	"default-respelled":          "the custom resource reads back with the new spelling (the probes show it change), which is the change; what the rule says is that both spellings are one duration to the Go code that reads the field, and the server does not parse the field",
 	"conversion-webhook-removed": "needs a running conversion webhook to compare with",
 	"conversion-webhook-added":   "needs a running conversion webhook (without one, reads through the other version fail, which is what the rule's doc warns of)",
 }
