@@ -293,7 +293,7 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // abort reports an error that stopped the run, in the log and in the check run.
 func (r *run) abort(ctx context.Context, err error) {
 	r.gha.Errorf("crdguard could not run: %s", err)
-	r.finish(ctx, github.Failure, "crdguard could not run", "crdguard stopped before it could compare the commits:\n\n"+report.Escape(err.Error()), nil)
+	r.finish(ctx, github.Failure, github.CheckOutput{Title: "crdguard could not run", Summary: "crdguard stopped before it could compare the commits:\n\n" + report.Escape(err.Error())})
 }
 
 func (r *run) run(ctx context.Context, setupErr error) (int, error) {
@@ -325,7 +325,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	}
 	if r.target.nothingToCompare != "" {
 		r.logf("%s", r.target.nothingToCompare)
-		r.finish(ctx, github.Success, "Nothing to compare", report.Escape(r.target.nothingToCompare)+".", nil)
+		r.finish(ctx, github.Success, github.CheckOutput{Title: "Nothing to compare", Summary: report.Escape(r.target.nothingToCompare) + "."})
 		r.outputs(workspace, nil, "pass")
 		return ExitOK, nil
 	}
@@ -377,7 +377,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	fails, acknowledged := dec.Fails, dec.ByLabel
 	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel, Run: r.target.kind}
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel, r.target.kind, countChanges(dec.Acknowledged))
-	summary := github.Summary(rep, strings.TrimLeft(headline+acknowledgedList(acks), "\n"))
+	summary, text := github.Summary(rep, strings.TrimLeft(headline+acknowledgedList(acks), "\n"))
 
 	// A refused check run does not stop the review: a personal token may post reviews but not
 	// check runs. A fork's read-only token is refused both, once each.
@@ -394,7 +394,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 				rr.Inline, rr.FileLevel, rr.InBody, rr.AlreadyPosted, rr.Deleted, rr.KeptWithReplies)
 		}
 	}
-	r.finish(ctx, conclusion, title, summary, github.Annotations(findings))
+	r.finish(ctx, conclusion, github.CheckOutput{Title: title, Summary: summary, Text: text, Annotations: github.Annotations(findings)})
 	if in.comment == "annotations" || r.fallback {
 		if err := report.Workflow(r.out, report.Report{Findings: findings, CRDs: res.CRDs}); err != nil {
 			return 0, err
@@ -471,8 +471,8 @@ func (r *run) post(ctx context.Context, state string) int {
 		return ExitOK
 	}
 	r.check = github.Check{ID: id, Name: name}
-	r.finish(ctx, github.Cancelled, "crdguard did not finish",
-		"The job was cancelled, or crdguard stopped, before it completed this check run. Re-run the job to check the commit.", nil)
+	r.finish(ctx, github.Cancelled, github.CheckOutput{Title: "crdguard did not finish",
+		Summary: "The job was cancelled, or crdguard stopped, before it completed this check run. Re-run the job to check the commit."})
 	r.logf("post step: completed the check run %q that the main step left open", name)
 	return ExitOK
 }
@@ -521,13 +521,13 @@ func (r *run) newPublisher() *github.Publisher {
 }
 
 // finish completes the open check run, once.
-func (r *run) finish(ctx context.Context, conclusion, title, summary string, anns []github.Annotation) {
+func (r *run) finish(ctx context.Context, conclusion string, out github.CheckOutput) {
 	if r.check.ID == 0 {
 		return
 	}
 	c := r.check
 	r.check = github.Check{}
-	if err := r.pub.FinishCheck(ctx, c, conclusion, title, summary, anns); err != nil {
+	if err := r.pub.FinishCheck(ctx, c, conclusion, out); err != nil {
 		if github.IsForbidden(err) {
 			r.refused("completing the check run", err)
 		} else {

@@ -94,6 +94,6 @@ func abbrev(sha string) string {
 // noVerdict completes the check run as neutral, saying why there is no verdict.
 func (r *run) noVerdict(ctx context.Context, why string) int {
 	r.gha.Errorf("crdguard gives no verdict: %s", why)
-	r.finish(ctx, github.Neutral, "No verdict", "crdguard gives no verdict: "+report.Escape(why)+".", nil)
+	r.finish(ctx, github.Neutral, github.CheckOutput{Title: "No verdict", Summary: "crdguard gives no verdict: " + report.Escape(why) + "."})
 	return ExitTool
 }

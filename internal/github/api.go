@@ -47,10 +47,11 @@ type Annotation struct {
 	Title, Message     string
 }
 
-// CheckOutput is a check run's output; every update must repeat Title and Summary.
+// CheckOutput is a check run's output; every update must repeat Title and Summary. Text is shown
+// below the summary, with a limit of its own (MaxSummaryBytes).
 type CheckOutput struct {
-	Title, Summary string
-	Annotations    []Annotation
+	Title, Summary, Text string
+	Annotations          []Annotation
 }
 
 // API is everything crdguard asks of GitHub. Creating requests that GitHub may apply and still
@@ -278,6 +279,9 @@ func (r *REST) CreateCheckRun(ctx context.Context, name, headSHA string) (int64,
 // UpdateCheckRun adds output (annotations are appended) and, with a conclusion, completes it.
 func (r *REST) UpdateCheckRun(ctx context.Context, id int64, name, conclusion string, out CheckOutput) error {
 	opts := gh.UpdateCheckRunOptions{Name: name, Output: &gh.CheckRunOutput{Title: gh.String(out.Title), Summary: gh.String(out.Summary)}}
+	if out.Text != "" {
+		opts.Output.Text = gh.String(out.Text)
+	}
 	if conclusion != "" {
 		opts.Status, opts.Conclusion = gh.String("completed"), gh.String(conclusion)
 	}

@@ -64,7 +64,10 @@ func TestOneCommentPerChangeAndFile(t *testing.T) {
 	if strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
 		t.Errorf("comments:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
 	}
-	sum := Summary(report.Report{Findings: fs, CRDs: 1}, "")
+	sum, text := Summary(report.Report{Findings: fs, CRDs: 1}, "")
+	if text != "" {
+		t.Errorf("the check run's text holds what its summary has room for:\n%s", text)
+	}
 	if title, _, _ := strings.Cut(sum, "\n"); title != "### crdguard: 1 breaking change at 12 places in 2 copies, 0 warnings (1 CRD compared)" {
 		t.Errorf("summary title %q", title)
 	}

@@ -62,17 +62,18 @@ type Check struct {
 	Name string
 }
 
-// FinishCheck completes a check run. Annotations go in batches of 50 (each update repeats the
-// title and summary, as GitHub requires); a batch GitHub refuses is counted in the summary, not
-// fatal. The completing update goes through p.Completer when set, and is sent once more without
-// annotations if GitHub refuses it with them: an open check run blocks the pull request.
-func (p *Publisher) FinishCheck(ctx context.Context, c Check, conclusion, title, summary string, anns []Annotation) error {
-	title = truncate(title, MaxTitleBytes)
+// FinishCheck completes a check run with out: its title, summary, text and annotations.
+// Annotations go in batches of 50 (each update repeats the title, summary and text, as GitHub
+// requires); a batch GitHub refuses is counted in the summary, not fatal. The completing update
+// goes through p.Completer when set, and is sent once more without annotations if GitHub refuses
+// it with them: an open check run blocks the pull request.
+func (p *Publisher) FinishCheck(ctx context.Context, c Check, conclusion string, out CheckOutput) error {
+	title, text, anns := truncate(out.Title, MaxTitleBytes), truncate(out.Text, MaxSummaryBytes), out.Annotations
 	lost := 0
 	for len(anns) > MaxAnnotationsPerRequest {
 		batch := anns[:MaxAnnotationsPerRequest]
 		anns = anns[MaxAnnotationsPerRequest:]
-		if err := p.API.UpdateCheckRun(ctx, c.ID, c.Name, "", CheckOutput{Title: title, Summary: truncate(summary, MaxSummaryBytes), Annotations: batch}); err != nil {
+		if err := p.API.UpdateCheckRun(ctx, c.ID, c.Name, "", CheckOutput{Title: title, Summary: truncate(out.Summary, MaxSummaryBytes), Text: text, Annotations: batch}); err != nil {
 			p.logf("check run: GitHub refused %d annotations: %v", len(batch), err)
 			lost += len(batch)
 		}
@@ -81,7 +82,7 @@ func (p *Publisher) FinishCheck(ctx context.Context, c Check, conclusion, title,
 	if complete == nil {
 		complete = p.API
 	}
-	err := complete.UpdateCheckRun(ctx, c.ID, c.Name, conclusion, CheckOutput{Title: title, Summary: withLost(summary, lost), Annotations: anns})
+	err := complete.UpdateCheckRun(ctx, c.ID, c.Name, conclusion, CheckOutput{Title: title, Summary: withLost(out.Summary, lost), Text: text, Annotations: anns})
 	if err == nil || len(anns) == 0 {
 		if err != nil {
 			return fmt.Errorf("completing check run %q: %w", c.Name, err)
@@ -89,7 +90,7 @@ func (p *Publisher) FinishCheck(ctx context.Context, c Check, conclusion, title,
 		return nil
 	}
 	p.logf("check run: GitHub refused the completing update with %d annotations (%v); completing it without them", len(anns), err)
-	if err := complete.UpdateCheckRun(ctx, c.ID, c.Name, conclusion, CheckOutput{Title: title, Summary: withLost(summary, lost+len(anns))}); err != nil {
+	if err := complete.UpdateCheckRun(ctx, c.ID, c.Name, conclusion, CheckOutput{Title: title, Summary: withLost(out.Summary, lost+len(anns)), Text: text}); err != nil {
 		return fmt.Errorf("completing check run %q: %w", c.Name, err)
 	}
 	return nil

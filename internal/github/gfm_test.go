@@ -173,7 +173,26 @@ func TestPullRequestMarkdownIsInert(t *testing.T) {
 		items = append(items, &planned{f: &fs[i], fp: Fingerprint(&fs[i], "x")})
 	}
 	inert(t, "review body", gfm(t, reviewBody(items, 0, DefaultDocsURL)), DefaultDocsURL)
-	inert(t, "summary", gfm(t, Summary(report.Report{Findings: fs, CRDs: 2}, "")), DefaultDocsURL)
+	summary, rest := Summary(report.Report{Findings: fs, CRDs: 2}, "")
+	if rest != "" {
+		t.Fatalf("the check run's text holds what its summary has room for:\n%s", rest)
+	}
+	inert(t, "summary", gfm(t, summary), DefaultDocsURL)
+	// A release too big for the summary: the check run's text holds the rest, as inert.
+	var big []finding.Finding
+	for i := 0; i < 40; i++ {
+		for _, f := range fs {
+			f.Path += strings.Repeat(" ", i)
+			f.Change = ""
+			big = append(big, f)
+		}
+	}
+	summary, rest = Summary(report.Report{Findings: big, CRDs: 2}, "")
+	if rest == "" {
+		t.Fatal("the release fits in the summary")
+	}
+	inert(t, "summary of a big release", gfm(t, summary), DefaultDocsURL)
+	inert(t, "text", gfm(t, rest), DefaultDocsURL)
 	var md bytes.Buffer
 	if err := report.Markdown(&md, report.Report{Findings: fs, CRDs: 2, Notices: hostileTexts,
 		Compared: &report.Compared{Base: "b", Head: "h", MergeBase: "m", BaseRef: hostileTexts[3]}}); err != nil {

@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -252,53 +251,6 @@ func TestReadOnlyToken(t *testing.T) {
 	}
 }
 
-func TestCheckRunBatchesAndLimits(t *testing.T) {
-	srv := fakegithub.New(t, token)
-	pub := newPublisher(t, srv, &sleeps{})
-	var fs []finding.Finding
-	for i := 0; i < 1200; i++ {
-		f := mk("field-removed", finding.Error, fmt.Sprintf(".spec.%s%04d", strings.Repeat("x", 40), i), "crd.yaml", i+1, finding.Head)
-		f.Message = strings.Repeat("long message ", 20)
-		fs = append(fs, f)
-	}
-	summary := Summary(report.Report{Findings: fs, CRDs: 1}, "")
-	listed := strings.Count(summary, "\n- widgets.example.com `field-removed` v1 ")
-	more := fmt.Sprintf("\n%d more breaking changes could not be listed within GitHub's limit of 65535 characters.\n"+
-		"Not shown here (GitHub's limit of 65535 characters): the details of 1200 breaking changes. Read them in full: %s.\n", 1200-listed, summaryElsewhere)
-	if len(summary) > MaxSummaryBytes || !strings.HasSuffix(summary, more+"\n**Verdict: fail** — fix the changes above, or acknowledge them with "+
-		"an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n") || listed < 500 {
-		t.Fatalf("summary is %d bytes, or does not end in the overflow line %q:\n%s", len(summary), more, summary[len(summary)-1000:])
-	}
-	id, err := pub.API.CreateCheckRun(context.Background(), "crdguard", strings.Repeat("f", 40))
-	if err != nil {
-		t.Fatal(err)
-	}
-	anns := Annotations(fs[:120])
-	if err := pub.FinishCheck(context.Background(), Check{ID: id, Name: "crdguard"}, Failure, "Breaking CRD changes", summary, anns); err != nil {
-		t.Fatal(err)
-	}
-	cr := srv.CheckRuns[0]
-	if cr.Status != "completed" || cr.Conclusion != "failure" || len(cr.Annotations) != 120 {
-		t.Fatalf("check run %+v with %d annotations", cr, len(cr.Annotations))
-	}
-	patches := 0
-	for _, r := range srv.Writes() {
-		if r.Method == http.MethodPatch {
-			patches++
-			var body struct {
-				Output struct{ Annotations []json.RawMessage } `json:"output"`
-			}
-			_ = json.Unmarshal(r.Body, &body)
-			if len(body.Output.Annotations) > 50 {
-				t.Fatalf("a request carried %d annotations", len(body.Output.Annotations))
-			}
-		}
-	}
-	if patches != 3 {
-		t.Fatalf("%d updates, want 3 (50+50+20)", patches)
-	}
-}
-
 func TestCommentBodyIsInert(t *testing.T) {
 	f := mk("enum-value-removed", finding.Error, ".spec[\"<img src=x onerror=alert(1)>\"]", "crd.yaml", 3, finding.Base)
 	f.Message = "value @admin removed, see [here](https://evil.example)"
@@ -327,8 +279,8 @@ func TestBeforeAfterIsCutAndEscaped(t *testing.T) {
 	// The summary cuts values shorter, where they differ, with the full values in a details block.
 	wantRow := `| ⚠️ warning | ` + "`default-changed`" + ` | v1 | .spec.owner | "&lt;b>@` + "\u200b" + `team&lt;/b>" → "` + strings.Repeat("x", 78) + "…"
 	wantFull := `After: "` + strings.Repeat("x", 300) + `"`
-	if sum := Summary(report.Report{Findings: []finding.Finding{f}, CRDs: 1}, ""); !strings.Contains(sum, wantRow) || !strings.Contains(sum, wantFull) {
-		t.Errorf("summary lacks %q or %q:\n%s", wantRow, wantFull, sum)
+	if sum, text := Summary(report.Report{Findings: []finding.Finding{f}, CRDs: 1}, ""); !strings.Contains(sum, wantRow) || !strings.Contains(sum, wantFull) || text != "" {
+		t.Errorf("summary lacks %q or %q, or the text holds some of it (%q):\n%s", wantRow, wantFull, text, sum)
 	}
 }
 

@@ -1,6 +1,7 @@
 package github
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -60,19 +61,12 @@ func release60() []finding.Finding {
 func TestSummaryKeepsWhatMatters(t *testing.T) {
 	fs := release60()
 	r := report.Report{Findings: fs, CRDs: 60}
-	sum := Summary(r, "")
+	sum, text := Summary(r, "")
 	if len(sum) > MaxSummaryBytes {
 		t.Fatalf("summary is %d bytes", len(sum))
 	}
-	var index, breaking, wantIndex, wantBreaking []string
-	for _, l := range strings.Split(sum, "\n") {
-		switch {
-		case strings.HasPrefix(l, "| crd"):
-			index = append(index, l)
-		case strings.HasPrefix(l, "- crd"), strings.HasPrefix(l, "- 60 CRDs"):
-			breaking = append(breaking, l)
-		}
-	}
+	var wantIndex, wantBreaking []string
+	index, breaking := overviewLines(sum)
 	for c := 0; c < 60; c++ {
 		crd := fmt.Sprintf("crd%02d.example.com", c)
 		errs := "1 at 3 places"
@@ -98,12 +92,51 @@ func TestSummaryKeepsWhatMatters(t *testing.T) {
 	if warnings == 0 || warnings == 600 || infos != 0 {
 		t.Errorf("%d warnings' rows and %d safe changes' rows: the summary should cut warnings, and before them every safe change", warnings, infos)
 	}
-	// The pod template change lists its places in a block, if it fits.
-	blocks := strings.Count(sum, "\n<details><summary><code>max-decreased</code> .spec.template.spec.containers\\[\\*\\].image: 180 places;")
-	foot := fmt.Sprintf("\nNot shown here (GitHub's limit of 65535 characters): the details of %d warnings, 1200 safe changes; the places or full values of %s. Read them in full: %s.\n\n**Verdict: fail**",
-		600-warnings, report.Count(1-blocks, "change"), summaryElsewhere)
+	// The text continues with the warnings' rows the summary had no room for, in the same order,
+	// and no safe change while a warning is cut. The pod template change lists its places in a
+	// block, if it fits.
+	if len(text) > MaxSummaryBytes || !strings.HasPrefix(text, "### crdguard: continued from the summary\n\n#### ") {
+		t.Fatalf("text of %d bytes:\n%.500s", len(text), text)
+	}
+	inSummary, inText := warningRows(sum), warningRows(text)
+	var rest []string
+	for c := 0; c < 60; c++ {
+		for w := 0; w < 10; w++ {
+			if row := fmt.Sprintf("crd%02d.example.com .spec.labels%02d", c, w); !slices.Contains(inSummary, row) {
+				rest = append(rest, row)
+			}
+		}
+	}
+	if len(inText) == 0 || !slices.Equal(inText, rest[:len(inText)]) {
+		t.Errorf("the text's warnings are not the next %d the summary left out:\n%v", len(inText), inText)
+	}
+	if n := strings.Count(text, "\n| ❌ error | `") + strings.Count(text, "\n| ℹ️ info | `"); n != 0 {
+		t.Errorf("the text has %d rows of breaking or safe changes", n)
+	}
+	blocks := strings.Count(sum+text, "\n<details><summary><code>max-decreased</code> .spec.template.spec.containers\\[\\*\\].image: 180 places;")
+	foot := fmt.Sprintf("\nContinued below the summary (GitHub's limit of 65535 characters): the details of %d warnings.\n"+
+		"Not shown here or below (GitHub's limits of 65535 characters for the summary and 65535 for the text below it): the details of %d warnings, 1200 safe changes; "+
+		"the places or full values of %s. Read them in full: %s.\n\n**Verdict: fail**",
+		len(inText), 600-warnings-len(inText), report.Count(1-blocks, "change"), summaryElsewhere)
 	if !strings.Contains(sum, foot) {
 		t.Errorf("no line %q in the summary's end:\n%s", foot, sum[len(sum)-800:])
+	}
+
+	// --format markdown: one field of 65,536 bytes, cut the same way.
+	var md bytes.Buffer
+	if err := report.Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	mdWarnings := warningRows(md.String())
+	mdIndex, mdBreaking := overviewLines(md.String())
+	if got := append(mdIndex, mdBreaking...); len(md.String()) > report.MaxMarkdown || !slices.Equal(got, append(slices.Clone(wantIndex), wantBreaking...)) ||
+		strings.Count(md.String(), "\n| ❌ error | `") != 2 || strings.Count(md.String(), "\n| ℹ️ info | `") != 0 {
+		t.Errorf("markdown report: %d bytes, CRDs and breaking changes:\n%s", md.Len(), strings.Join(got, "\n"))
+	}
+	mdFoot := fmt.Sprintf("\nNot shown here (GitHub's limit of 65536 characters): the details of %d warnings, 1200 safe changes; the places or full values of 1 change. Read them in full: %s.\n\n**Verdict: fail**",
+		600-len(mdWarnings), report.CLIElsewhere)
+	if !strings.Contains(md.String(), mdFoot) || len(mdWarnings) == 0 {
+		t.Errorf("no line %q in the markdown report's end:\n%s", mdFoot, md.String()[md.Len()-800:])
 	}
 
 	step := StepSummary(r, "")
@@ -135,6 +168,35 @@ func TestSummaryKeepsWhatMatters(t *testing.T) {
 			t.Errorf("the review body lacks %s %s %s", f.CRD, f.Rule, f.Path)
 		}
 	}
+}
+
+// overviewLines are the rows of a summary's table of CRDs and its lines of breaking changes.
+func overviewLines(md string) (index, breaking []string) {
+	for _, l := range strings.Split(md, "\n") {
+		switch {
+		case strings.HasPrefix(l, "| crd"):
+			index = append(index, l)
+		case strings.HasPrefix(l, "- crd"), strings.HasPrefix(l, "- 60 CRDs"):
+			breaking = append(breaking, l)
+		}
+	}
+	return index, breaking
+}
+
+// warningRows are the warnings' rows of a Markdown report as "CRD path", in order.
+func warningRows(md string) []string {
+	var out []string
+	crd := ""
+	for _, l := range strings.Split(md, "\n") {
+		if h, ok := strings.CutPrefix(l, "#### "); ok {
+			crd, _, _ = strings.Cut(h, ":")
+		}
+		if r, ok := strings.CutPrefix(l, "| ⚠️ warning | `map-type-changed` | v1 | "); ok {
+			path, _, _ := strings.Cut(r, " |")
+			out = append(out, crd+" "+path)
+		}
+	}
+	return out
 }
 
 // TestEveryErrorFindingReachesTheReview: whatever the review does with them — inline, on the

@@ -155,10 +155,11 @@ const (
 )
 
 // Summary is the check run's Markdown: the grouped report (each change once, its places
-// counted) within MaxSummaryBytes, with headline under the title — every CRD and every breaking
-// change first, then details by severity; what does not fit is counted and pointed to.
-func Summary(r report.Report, headline string) string {
-	return report.MarkdownWithin(r, MaxSummaryBytes, headline, summaryElsewhere)
+// counted) with headline under the title — every CRD and every breaking change first, then
+// details by severity — in its summary and, what the summary has no room for, its text, each
+// within MaxSummaryBytes; what neither holds is counted and pointed to.
+func Summary(r report.Report, headline string) (summary, text string) {
+	return report.MarkdownSplit(r, MaxSummaryBytes, MaxSummaryBytes, headline, summaryElsewhere)
 }
 
 // StepSummary is the same report for the job's step summary, within MaxStepSummaryBytes.

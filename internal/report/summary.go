@@ -25,6 +25,17 @@ const footReserve = 600
 // the CRDs is escaped: it cannot break the table, inject HTML or links, or @-mention anyone.
 // What is cut is counted in a last line that points at elsewhere.
 func MarkdownWithin(r Report, limit int, headline, elsewhere string) string {
+	summary, _ := MarkdownSplit(r, limit, 0, headline, elsewhere)
+	return summary
+}
+
+// MarkdownSplit is MarkdownWithin for a place with two fields, as a check run has: the summary
+// within limit bytes, then a text shown below it within textLimit bytes (none when 0). The
+// summary keeps the overview — every CRD, every breaking change, the line that counts what is
+// cut — and the details that fit; the text continues with the breaking changes' lines the
+// summary had no room for and the details it left out, by the same order of importance. The
+// summary says what the text continues with, and counts as not shown only what neither holds.
+func MarkdownSplit(r Report, limit, textLimit int, headline, elsewhere string) (summary, text string) {
 	s := Summarize(r)
 	set := byCRD(r.Findings, finding.Info)
 	var head strings.Builder
@@ -42,15 +53,18 @@ func MarkdownWithin(r Report, limit int, headline, elsewhere string) string {
 	word, advice := r.verdict().words(s, Escape)
 	fmt.Fprintf(&end, "\n**Verdict: %s** — %s\n", word, advice)
 	room := limit - head.Len() - end.Len() - footReserve
+	if textLimit > 0 {
+		room -= continuedReserve
+	}
 	if len(set.All) == 0 {
-		return head.String() + "No CRD changes found.\n" + notices(r.Notices, room/4) + end.String()
+		return head.String() + "No CRD changes found.\n" + notices(r.Notices, room/4) + end.String(), ""
 	}
 	var firsts []finding.Finding
 	for _, g := range set.All {
 		firsts = append(firsts, *g.First())
 	}
 	ab := newAbbreviator(firsts, textValueRunes)
-	index, unlisted := overview(set, room)
+	index, rest := overview(set, room)
 	room -= len(index)
 	notes := notices(r.Notices, min(room, limit/4))
 	room -= len(notes)
@@ -58,21 +72,81 @@ func MarkdownWithin(r Report, limit int, headline, elsewhere string) string {
 	if len(set.Shared) > 0 {
 		sections = append(sections, crdChanges{Groups: set.Shared, several: true})
 	}
-	details, cut := fitDetails(sections, ab, room)
+	d := newDetails(sections, ab)
+	d.fit(inSummary, room)
+	moved := 0
+	if textLimit > 0 {
+		var lines string
+		lines, moved = fitLines(rest, textLimit-len(textHead))
+		d.fit(inText, textLimit-len(textHead)-len(lines))
+		if body := lines + d.render(inText); body != "" {
+			text = textHead + body
+		}
+	}
+	unlisted := len(rest) - moved
 	var foot strings.Builder
+	if c := d.count(inText).String(); moved > 0 || c != "" {
+		what := []string{}
+		if moved > 0 {
+			what = append(what, Count(moved, "more breaking change"))
+		}
+		if c != "" {
+			what = append(what, c)
+		}
+		fmt.Fprintf(&foot, "\nContinued below the summary (GitHub's limit of %d characters): %s.", limit, strings.Join(what, "; "))
+	}
+	limits := fmt.Sprintf("GitHub's limit of %d characters", limit)
+	here := "here"
+	if textLimit > 0 {
+		limits = fmt.Sprintf("GitHub's limits of %d characters for the summary and %d for the text below it", limit, textLimit)
+		here = "here or below"
+	}
 	if unlisted > 0 {
-		fmt.Fprintf(&foot, "\n%s could not be listed within GitHub's limit of %d characters.", Count(unlisted, "more breaking change"), limit)
+		where := ""
+		if textLimit > 0 {
+			where = " here or below"
+		}
+		fmt.Fprintf(&foot, "\n%s could not be listed%s within %s.", Count(unlisted, "more breaking change"), where, limits)
 	}
-	if c := cut.String(); c != "" {
-		fmt.Fprintf(&foot, "\nNot shown here (GitHub's limit of %d characters): %s.", limit, c)
+	if c := d.count(nowhere).String(); c != "" {
+		fmt.Fprintf(&foot, "\nNot shown %s (%s): %s.", here, limits, c)
 	}
-	if foot.Len() > 0 && elsewhere != "" {
+	if (unlisted > 0 || d.count(nowhere).String() != "") && elsewhere != "" {
 		fmt.Fprintf(&foot, " Read them in full: %s.", elsewhere)
 	}
 	if foot.Len() > 0 {
 		foot.WriteString("\n")
 	}
-	return head.String() + index + details + foot.String() + notes + end.String()
+	return head.String() + index + d.render(inSummary) + foot.String() + notes + end.String(), text
+}
+
+// textHead starts the text a check run shows below its summary.
+const textHead = "### crdguard: continued from the summary\n"
+
+// continuedReserve is kept in a summary followed by a text for the line that says what the text
+// continues with.
+const continuedReserve = 300
+
+// fitLines are as many of lines as fit in room bytes, under a title that counts them, and how
+// many that is.
+func fitLines(lines []string, room int) (string, int) {
+	if len(lines) == 0 {
+		return "", 0
+	}
+	var b strings.Builder
+	const titleReserve = 60
+	n := 0
+	for _, l := range lines {
+		if b.Len()+len(l)+titleReserve > room {
+			break
+		}
+		b.WriteString(l)
+		n++
+	}
+	if n == 0 {
+		return "", 0
+	}
+	return fmt.Sprintf("\n**%s:**\n\n", upperFirst(Count(n, "more breaking change"))) + b.String(), n
 }
 
 // notices are the notices as quotes within room bytes; those that do not fit are counted.
@@ -92,9 +166,9 @@ func notices(ns []string, room int) string {
 
 // overview is the part of the summary nothing is cut from: a table of every CRD with its counts,
 // then every breaking change as one line, the most serious CRDs first. When the lines do not fit
-// in room they lose what they say the change is, and only then the last of them are counted
-// (unlisted) instead of listed.
-func overview(set changeSet, room int) (string, int) {
+// in room they lose what they say the change is, and only then the last of them are left out:
+// rest are those lines, for another field to list or the report to count.
+func overview(set changeSet, room int) (string, []string) {
 	var b strings.Builder
 	b.WriteString("| CRD | Breaking changes | Warnings | Safe changes |\n|---|---|---|---|\n")
 	for _, c := range set.CRDs {
@@ -120,7 +194,7 @@ func overview(set changeSet, room int) (string, int) {
 		add(severalCRDs(set.Shared[i].CRDs()), &set.Shared[i])
 	}
 	if len(full) == 0 {
-		return b.String(), 0
+		return b.String(), nil
 	}
 	fmt.Fprintf(&b, "\n**%s:**\n\n", upperFirst(Count(len(full), "breaking change")))
 	lines := full
@@ -129,11 +203,11 @@ func overview(set changeSet, room int) (string, int) {
 	}
 	for i, l := range lines {
 		if b.Len()+len(l) > room {
-			return b.String(), len(lines) - i
+			return b.String(), lines[i:]
 		}
 		b.WriteString(l)
 	}
-	return b.String(), 0
+	return b.String(), nil
 }
 
 // severalCRDs names the CRDs a shared change is in: all of them up to three, else how many and
@@ -208,178 +282,4 @@ func cell(gs []change.Group, sev finding.Severity) string {
 		return fmt.Sprintf("%d at %s", n, change.Places(p))
 	}
 	return fmt.Sprint(n)
-}
-
-// cuts counts the details a summary left out, by severity.
-type cuts struct {
-	rows   [3]int // changes without their row, by severity
-	places int    // changes whose places or full values are not listed
-}
-
-func (c cuts) String() string {
-	var parts []string
-	for _, sev := range []finding.Severity{finding.Error, finding.Warning, finding.Info} {
-		if n := c.rows[sev]; n > 0 {
-			parts = append(parts, Count(n, severityNoun[sev]))
-		}
-	}
-	var out []string
-	if len(parts) > 0 {
-		out = append(out, "the details of "+strings.Join(parts, ", "))
-	}
-	if c.places > 0 {
-		out = append(out, "the places or full values of "+Count(c.places, "change"))
-	}
-	return strings.Join(out, "; ")
-}
-
-// piece is a row of a CRD's table or the collapsed block under it.
-type piece struct {
-	crd, group int
-	text       string
-	taken      bool
-}
-
-// fitDetails writes the tables of changes within room bytes: rows, then their blocks of places,
-// taken for errors first, then warnings, then info; safe changes go in one collapsed block.
-func fitDetails(all []crdChanges, ab *abbreviator, room int) (string, cuts) {
-	var rows, blocks [3][]piece
-	for ci, c := range all {
-		for gi := range c.Groups {
-			g := &c.Groups[gi]
-			sev := g.First().Severity
-			rows[sev] = append(rows[sev], piece{crd: ci, group: gi, text: mdRow(g, ab)})
-			if d := detailsOf(g, ab); d != "" {
-				blocks[sev] = append(blocks[sev], piece{crd: ci, group: gi, text: d})
-			}
-		}
-	}
-	infoOpen := "\n<details><summary>" + upperFirst(Tally(infoGroups(all))) + " (info)</summary>\n"
-	const infoClose = "\n</details>\n"
-	opened := map[[2]int]bool{} // CRD, info: its table is started
-	heading := func(ci int, info bool) string {
-		name := orDash(Escape(all[ci].CRD), "(unnamed document)")
-		if all[ci].several {
-			name = "In several CRDs"
-		}
-		if info {
-			return "\n**" + name + "**\n\n" + mdTableHead
-		}
-		return "\n#### " + name + ": " + Tally(nonInfo(all[ci].Groups)) + "\n\n" + mdTableHead
-	}
-	used := 0
-	var c cuts
-	taken := map[[2]int]bool{} // CRD, group: its row is in
-	// Rows of breaking changes and warnings, then their places, then the safe changes' rows and
-	// places: a warning's row says more than the list of a breaking change's places.
-	for _, step := range []struct {
-		sev  finding.Severity
-		rows bool
-	}{{finding.Error, true}, {finding.Warning, true}, {finding.Error, false}, {finding.Warning, false}, {finding.Info, true}, {finding.Info, false}} {
-		sev, info := step.sev, step.sev == finding.Info
-		if !step.rows {
-			for i := range blocks[sev] {
-				p := &blocks[sev][i]
-				if !taken[[2]int{p.crd, p.group}] || used+len(p.text) > room {
-					c.places++
-					continue
-				}
-				used += len(p.text)
-				p.taken = true
-			}
-			continue
-		}
-		for i := range rows[sev] {
-			p := &rows[sev][i]
-			cost := len(p.text)
-			if !opened[[2]int{p.crd, b2i(info)}] {
-				cost += len(heading(p.crd, info))
-			}
-			if info && !anyInfo(opened) {
-				cost += len(infoOpen) + len(infoClose)
-			}
-			if used+cost > room {
-				c.rows[sev]++
-				continue
-			}
-			used += cost
-			p.taken = true
-			opened[[2]int{p.crd, b2i(info)}] = true
-			taken[[2]int{p.crd, p.group}] = true
-		}
-	}
-	var b strings.Builder
-	for _, info := range []bool{false, true} {
-		var sec strings.Builder
-		for ci := range all {
-			if !opened[[2]int{ci, b2i(info)}] {
-				continue
-			}
-			sec.WriteString(heading(ci, info))
-			for _, sev := range []finding.Severity{finding.Error, finding.Warning, finding.Info} {
-				if (sev == finding.Info) == info {
-					writeTaken(&sec, rows[sev], ci)
-				}
-			}
-			for _, sev := range []finding.Severity{finding.Error, finding.Warning, finding.Info} {
-				if (sev == finding.Info) == info {
-					writeTaken(&sec, blocks[sev], ci)
-				}
-			}
-		}
-		if info && sec.Len() > 0 {
-			b.WriteString(infoOpen + sec.String() + infoClose)
-		} else {
-			b.WriteString(sec.String())
-		}
-	}
-	return b.String(), c
-}
-
-func writeTaken(b *strings.Builder, ps []piece, crd int) {
-	for _, p := range ps {
-		if p.crd == crd && p.taken {
-			b.WriteString(p.text)
-		}
-	}
-}
-
-func anyInfo(opened map[[2]int]bool) bool {
-	for k := range opened {
-		if k[1] == 1 {
-			return true
-		}
-	}
-	return false
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// nonInfo are the changes at warning or error.
-func nonInfo(gs []change.Group) []change.Group {
-	var out []change.Group
-	for _, g := range gs {
-		if g.First().Severity > finding.Info {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// infoGroups are the safe changes of every CRD.
-func infoGroups(all []crdChanges) []change.Group {
-	var out []change.Group
-	for _, c := range all {
-		for _, g := range c.Groups {
-			if g.First().Severity == finding.Info {
-				out = append(out, g)
-			}
-		}
-	}
-	return out
 }

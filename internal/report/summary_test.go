@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -46,5 +47,43 @@ func TestBreakingLineNamesRuleByMessage(t *testing.T) {
 				t.Errorf("breaking lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
 			}
 		})
+	}
+}
+
+// TestTextContinuesTheSummary: a check run's text continues where its summary stopped: the
+// places of a change whose row the summary holds come under the CRD's heading, marked
+// continued and without a table; the summary says so and counts nothing as not shown.
+func TestTextContinuesTheSummary(t *testing.T) {
+	var fs []finding.Finding
+	for i := 0; i < 30; i++ {
+		fs = append(fs, finding.Finding{Rule: "max-decreased", Severity: finding.Error, CRD: "widgets.example.com", Version: "v1",
+			Path: fmt.Sprintf(".spec.c%02d[*].image", i), Message: "maxLength lowered from 256 to 128", Change: "c1",
+			Before: finding.Value(256), After: finding.Value(128), Location: finding.Location{File: "crd.yaml", Line: 10 + i, Side: finding.Head}})
+	}
+	summary, text := MarkdownSplit(Report{Findings: fs, CRDs: 1}, 2200, 4000, "", "elsewhere")
+	wantSummary := "### crdguard: 1 breaking change at 30 places, 0 warnings (1 CRD compared)\n\n" +
+		"| CRD | Breaking changes | Warnings | Safe changes |\n|---|---|---|---|\n| widgets.example.com | 1 at 30 places | 0 | 0 |\n\n" +
+		"**1 breaking change:**\n\n- widgets.example.com `max-decreased` v1 .spec.c00\\[\\*\\].image (30 places): maxLength lowered from 256 to 128\n\n" +
+		"#### widgets.example.com: 1 breaking change at 30 places\n\n" + mdTableHead +
+		"| ❌ error | `max-decreased` | v1 | .spec.c00\\[\\*\\].image | 256 → 128 | crd.yaml:10 | 30 | maxLength lowered from 256 to 128 |\n\n" +
+		"Continued below the summary (GitHub's limit of 2200 characters): the places or full values of 1 change.\n\n" +
+		"**Verdict: fail** — fix the changes above, or acknowledge them with an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n"
+	wantText := "### crdguard: continued from the summary\n\n#### widgets.example.com: 1 breaking change at 30 places (continued)\n\n" +
+		"<details><summary><code>max-decreased</code> .spec.c00\\[\\*\\].image: 30 places; .spec.…\\[\\*\\].image (30 paths)</summary>\n\n"
+	for i := 0; i < 30; i++ {
+		wantText += fmt.Sprintf("- v1 .spec.c%02d\\[\\*\\].image crd.yaml:%d\n", i, 10+i)
+	}
+	wantText += "\n</details>\n"
+	if summary != wantSummary {
+		t.Errorf("summary:\n%s\nwant:\n%s", summary, wantSummary)
+	}
+	if text != wantText {
+		t.Errorf("text:\n%s\nwant:\n%s", text, wantText)
+	}
+	// Without a text, the places are cut from the summary and counted as not shown.
+	if alone := MarkdownWithin(Report{Findings: fs, CRDs: 1}, 2200, "", "elsewhere"); !strings.HasSuffix(alone, "| 30 | maxLength lowered from 256 to 128 |\n\n"+
+		"Not shown here (GitHub's limit of 2200 characters): the places or full values of 1 change. Read them in full: elsewhere.\n\n**Verdict: fail**"+
+		" — fix the changes above, or acknowledge them with an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n") {
+		t.Errorf("summary alone:\n%s", alone)
 	}
 }

@@ -81,6 +81,7 @@ type CheckRun struct {
 	Conclusion  string       `json:"conclusion,omitempty"`
 	Title       string       `json:"-"`
 	Summary     string       `json:"-"`
+	Text        string       `json:"-"`
 	Annotations []Annotation `json:"-"`
 }
 
@@ -603,7 +604,7 @@ func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
 type checkOutput struct {
 	Title       *string      `json:"title"`
 	Summary     *string      `json:"summary"`
-	Text        string       `json:"text"`
+	Text        *string      `json:"text"`
 	Annotations []Annotation `json:"annotations"`
 }
 
@@ -617,8 +618,11 @@ func validOutput(o *checkOutput) string {
 	if len(*o.Title) > 255 {
 		return "output.title is too long (maximum is 255 characters)"
 	}
-	if len(*o.Summary) > 65535 || len(o.Text) > 65535 {
+	if len(*o.Summary) > 65535 {
 		return "output.summary is too long (maximum is 65535 characters)"
+	}
+	if o.Text != nil && len(*o.Text) > 65535 {
+		return "output.text is too long (maximum is 65535 characters)"
 	}
 	if len(o.Annotations) > 50 {
 		return fmt.Sprintf("No more than 50 items are allowed; %d were supplied.", len(o.Annotations))
@@ -737,6 +741,9 @@ func (s *Server) updateCheckRun(w http.ResponseWriter, r *http.Request) {
 		}
 		if req.Output != nil {
 			cr.Title, cr.Summary = *req.Output.Title, *req.Output.Summary
+			if req.Output.Text != nil {
+				cr.Text = *req.Output.Text
+			}
 			cr.Annotations = append(cr.Annotations, req.Output.Annotations...)
 		}
 		writeJSON(w, http.StatusOK, cr)
