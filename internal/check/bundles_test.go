@@ -23,6 +23,20 @@ func TestGitBundles(t *testing.T) {
 	gone := func(name string, line int) string {
 		return "crd-removed-from-bundle " + name + ".example.com   " + nsBundle + ":" + itoa(line) + " base\n"
 	}
+	// list is a kind: List of the documents given, each an item as kubectl applies it.
+	list := func(docs ...string) string {
+		var b strings.Builder
+		b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+		for _, d := range docs {
+			b.WriteString("- " + strings.ReplaceAll(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(d, "---\n"), "---\n"), "\n"), "\n", "\n  ") + "\n")
+		}
+		return b.String()
+	}
+	jsonList := `{"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "argocd"}},
+  {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "applications.example.com"},
+   "spec": {"group": "example.com", "names": {"kind": "Stub", "plural": "applications"}, "scope": "Namespaced",
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}}]}`
 	for _, tc := range []struct {
 		name          string
 		before, after map[string]string // path → content; "" deletes
@@ -72,6 +86,25 @@ func TestGitBundles(t *testing.T) {
 			before: map[string]string{nsBundle: bundle(apps, projects), "test/e2e/crds/application-crd.yaml": apps},
 			after:  map[string]string{nsBundle: bundle(projects)},
 			want:   "crd-removed applications.example.com   " + nsBundle + ":9 base\n",
+		},
+		{
+			// A List is applied item by item: a bundle like any other.
+			name:   "List bundle drops a CRD",
+			before: map[string]string{nsBundle: list(ns, apps, projects), "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{nsBundle: list(ns, projects)},
+			want:   gone("applications", 11),
+		},
+		{
+			name:   "JSON List bundle drops its CRD",
+			before: map[string]string{"manifests/install.json": jsonList, "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{"manifests/install.json": `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "argocd"}}]}`},
+			want:   "crd-removed-from-bundle applications.example.com   manifests/install.json:3 base\n",
+		},
+		{
+			// Twin: a List of one CRD is a file of one CRD, not a bundle.
+			name:   "List of one CRD moved",
+			before: map[string]string{"config/crd/all.yaml": list(apps), "manifests/crds/application-crd.yaml": apps},
+			after:  map[string]string{"config/crd/all.yaml": list()},
 		},
 		{
 			name:   "bundle deleted",

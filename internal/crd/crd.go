@@ -93,28 +93,62 @@ func newScheme() *runtime.Scheme {
 }
 
 // Parse reads every document of a YAML or JSON file and returns its CRDs, patches (Patch set)
-// among them. Documents of other kinds are skipped silently. Documents that claim to be CRDs but do not decode, and YAML that
-// does not parse at all, come back as problems with the line they concern; documents read
-// before a syntax error are still returned.
+// among them. Documents of other kinds are skipped silently. Documents that claim to be CRDs but
+// do not decode, and YAML that does not parse at all, come back as problems with the line they
+// concern; documents read before a syntax error are still returned. The items of a list are
+// documents of their own (flattenLists).
 func Parse(file string, data []byte) ([]*CRD, []Problem) {
-	var (
-		crds     []*CRD
-		problems []Problem
-	)
+	c := Read(file, data, false)
+	return c.CRDs, c.Problems
+}
+
+// Contents is what one file holds, as Read finds it.
+type Contents struct {
+	// CRDs and Problems are what Parse returns.
+	CRDs     []*CRD
+	Problems []Problem
+	// Objects are the file's other objects (ParseObjects), when Read was asked for them.
+	Objects []*Object
+	// Count is how many objects the file holds: documents that name a kind, each item of a list
+	// counted and the list not, as kubectl applies them. A file of several is applied as a whole.
+	Count int
+}
+
+// Read is Parse, ParseObjects when objects is set, and the count of objects, of a file it
+// parses once.
+func Read(file string, data []byte, objects bool) Contents {
+	docs, problem := parseDocuments(file, data)
+	docs = flattenLists(docs)
 	merges := hasMergeKeys(data)
+	var c Contents
+	c.CRDs, c.Problems = decodeDocuments(file, docs, merges)
+	c.Problems = append(c.Problems, problem...)
+	if objects {
+		c.Objects = objectsOf(file, docs, merges)
+	}
+	for _, doc := range docs {
+		if child(resolveAlias(doc.Content[0]), "kind") != nil {
+			c.Count++
+		}
+	}
+	return c
+}
+
+// parseDocuments parses the documents of a file, fast where it can (parseFast); a syntax error or
+// a file of too many documents ends the list with a problem.
+func parseDocuments(file string, data []byte) (docs []*yaml.Node, problems []Problem) {
 	if docs, ok := parseFast(data); ok && len(docs) <= MaxDocuments {
-		return decodeDocuments(file, docs, merges)
+		return docs, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for docs := 0; ; docs++ {
-		if docs == MaxDocuments {
-			problems = append(problems, Problem{File: file, Line: 1, Message: fmt.Sprintf("more than %d YAML documents in one file; the rest was not read", MaxDocuments)})
-			break
+	for {
+		if len(docs) == MaxDocuments {
+			return docs, []Problem{{File: file, Line: 1, Message: fmt.Sprintf("more than %d YAML documents in one file; the rest was not read", MaxDocuments)}}
 		}
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if err == io.EOF {
-			break
+			return docs, nil
 		}
 		if err != nil {
 			line := min(errorLine(err), lineCount(data))
@@ -127,23 +161,15 @@ func Parse(file string, data []byte) ([]*CRD, []Problem) {
 			if p.Name == "" {
 				problems = append(problems, p)
 			}
-			break
+			return docs, problems
 		}
-		if len(doc.Content) == 0 {
-			continue
-		}
-		c, p := decodeDocument(file, &doc, merges)
-		if p != nil {
-			problems = append(problems, *p)
-		}
-		if c != nil {
-			crds = append(crds, c)
+		if len(doc.Content) > 0 {
+			docs = append(docs, &doc)
 		}
 	}
-	return crds, problems
 }
 
-// decodeDocuments decodes the documents of a file, parsed.
+// decodeDocuments decodes the documents of a file, parsed and lists flattened.
 func decodeDocuments(file string, docs []*yaml.Node, merges bool) (crds []*CRD, problems []Problem) {
 	for _, doc := range docs {
 		c, p := decodeDocument(file, doc, merges)

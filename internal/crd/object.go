@@ -34,42 +34,24 @@ func (o *Object) LineOf(p Path) int {
 }
 
 // ParseObjects returns the documents of a file that have an apiVersion and a kind and are not
-// CRDs. Documents that do not decode are skipped: they are not what crdguard checks.
+// CRDs, the items of lists among them. Documents that do not decode are skipped: they are not
+// what crdguard checks.
 func ParseObjects(file string, data []byte) []*Object {
-	docs, ok := parseFast(data)
-	if !ok {
-		docs = nil
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		for len(docs) < MaxDocuments {
-			var doc yaml.Node
-			if err := dec.Decode(&doc); err != nil {
-				break // io.EOF, or a syntax error: what came before is kept
-			}
-			docs = append(docs, &doc)
-		}
-	}
-	return objectsOf(file, docs, hasMergeKeys(data))
+	docs, _ := parseDocuments(file, data) // a syntax error: what came before is kept
+	return objectsOf(file, flattenLists(docs), hasMergeKeys(data))
 }
 
-// ParseWithObjects is Parse and ParseObjects of one file, which it parses once when it can.
+// ParseWithObjects is Parse and ParseObjects of one file, which it parses once.
 func ParseWithObjects(file string, data []byte) ([]*CRD, []Problem, []*Object) {
-	docs, ok := parseFast(data)
-	if !ok || len(docs) > MaxDocuments {
-		crds, problems := Parse(file, data)
-		return crds, problems, ParseObjects(file, data)
-	}
-	merges := hasMergeKeys(data)
-	crds, problems := decodeDocuments(file, docs, merges)
-	return crds, problems, objectsOf(file, docs, merges)
+	c := Read(file, data, true)
+	return c.CRDs, c.Problems, c.Objects
 }
 
-// objectsOf is ParseObjects on parsed documents; merges says the file may hold merge keys.
+// objectsOf is ParseObjects on parsed documents, lists flattened; merges says the file may hold
+// merge keys.
 func objectsOf(file string, docs []*yaml.Node, merges bool) []*Object {
 	var out []*Object
 	for _, doc := range docs {
-		if len(doc.Content) == 0 {
-			continue
-		}
 		if merges && expandMerges(doc) != nil {
 			continue
 		}

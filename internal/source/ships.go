@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bytes"
 	"fmt"
 	"maps"
 	"path"
@@ -157,18 +156,6 @@ func (t *Tree) HasCounterpart(other *Tree, file string) bool {
 		}
 	}
 	return false
-}
-
-// objects counts the YAML documents of a file that name a kind at the top level: what a bundle
-// holds, without decoding the objects that are not CRDs.
-func objects(data []byte) int {
-	n := 0
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if bytes.HasPrefix(line, []byte("kind:")) {
-			n++
-		}
-	}
-	return n
 }
 
 // LeftOutNotice says how many changed files with CRDs the default configuration left out for

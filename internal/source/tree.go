@@ -260,12 +260,9 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 	// A file the user named is parsed whatever it holds: YAML that does not parse there is an
 	// invalid-crd, never a file that "holds no CRD" (which would make the other side's CRDs
 	// look removed).
-	var docs []*crd.CRD
-	if t.KeepObjects {
-		docs, p.Problems, p.Objects = crd.ParseWithObjects(name, data)
-	} else {
-		docs, p.Problems = crd.Parse(name, data)
-	}
+	read := crd.Read(name, data, t.KeepObjects)
+	docs := read.CRDs
+	p.Problems, p.Objects = read.Problems, read.Objects
 	for _, c := range docs {
 		if c.Patch {
 			p.Patches = append(p.Patches, c)
@@ -273,7 +270,7 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 			p.CRDs = append(p.CRDs, c)
 		}
 	}
-	if len(p.CRDs) > 0 && objects(data) > 1 {
+	if len(p.CRDs) > 0 && read.Count > 1 {
 		f := p.facts[name]
 		f.Bundle = true
 		p.facts[name] = f
