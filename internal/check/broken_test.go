@@ -51,3 +51,26 @@ func TestGitBrokenBase(t *testing.T) {
 		})
 	}
 }
+
+// In git mode as in folders, a changed file that does not parse and does not look like a CRD is
+// invalid-crd where the other commit has a CRD at its path, never crd-removed; a broken file
+// elsewhere says nothing.
+func TestGitBrokenAtCRDPath(t *testing.T) {
+	const notYAML = "hello: [\nthis is: not YAML\n"
+	for _, tc := range []struct {
+		name, file, want string
+	}{
+		{"the CRD's file", "config/crd/widgets.yaml", "invalid-crd widgets.example.com   config/crd/widgets.yaml:3 head\n"},
+		{"a values file", "charts/w/values.yaml", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("config/crd/widgets.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
+			tr.Write("charts/w/values.yaml", []byte("replicas: 1\n"))
+			tr.Branch("main", tr.Commit("base"))
+			tr.Write(tc.file, []byte(notYAML))
+			tr.Commit("head")
+			assertFindings(t, tr.check(GitOptions{Base: "main"}), tc.want)
+		})
+	}
+}

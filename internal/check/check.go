@@ -173,20 +173,57 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 			u.notices = append(u.notices, fmt.Sprintf("%s did not parse in base and %s (line %d: %s)", p.File, what, p.Line, p.Message))
 		}
 	}
-	for _, p := range t.Unknown {
-		// Only where the other side has CRDs at its place is something at stake; else the
-		// notice alone says what was skipped.
-		before := len(u.names)
-		if q := unknown(p); len(u.names) > before {
-			u.findings = append(u.findings, rules.Unreadable(q, side))
-		}
-	}
+	u.findings = append(u.findings, unknownAtStake(t, other, u.names, readable, otherReadable, side)...)
 	for _, p := range once(t.Unread) {
 		if p.Name != "" && otherReadable[p.Name] && !readable[p.Name] || p.Name == "" && !fileUnread(other, p.File) {
 			u.findings = append(u.findings, rules.Unreadable(nameOf(p), side))
 		}
 	}
 	return u
+}
+
+// unknownAtStake turns the files of t that were not read and do not look like CRDs (Tree.Unknown)
+// into one invalid-crd each where a CRD is at stake: the other side has CRDs at the file's place,
+// or defines a CRD the file's text names that t reads nowhere (it would look removed or added).
+// Those CRDs are marked in names. Else nothing is at stake (a broken Helm values file) and the
+// file says nothing.
+func unknownAtStake(t, other *source.Tree, names, readable, otherReadable map[string]bool, side finding.Side) []finding.Finding {
+	type place struct {
+		file, message string
+		line          int
+	}
+	stake := map[place][]string{}
+	var order []crd.Problem
+	for _, p := range t.Unknown {
+		k := place{p.File, p.Message, p.Line}
+		if _, ok := stake[k]; !ok {
+			stake[k] = []string{}
+			order = append(order, p)
+		}
+		for _, c := range other.CRDs {
+			if source.SameInput(t, p.File, other, c.File) && !names[c.Name] {
+				names[c.Name] = true
+				stake[k] = append(stake[k], c.Name)
+			}
+		}
+		if p.Name != "" && otherReadable[p.Name] && !readable[p.Name] && !names[p.Name] {
+			names[p.Name] = true
+			stake[k] = append(stake[k], p.Name)
+		}
+	}
+	var out []finding.Finding
+	for _, p := range order {
+		at := stake[place{p.File, p.Message, p.Line}]
+		if len(at) == 0 {
+			continue
+		}
+		p.Name = ""
+		if len(at) == 1 {
+			p.Name = at[0]
+		}
+		out = append(out, rules.Unreadable(p, side))
+	}
+	return out
 }
 
 // once keeps the first of the problems that say the same thing at the same place, named by the

@@ -112,6 +112,9 @@ type Contents struct {
 	// Count is how many objects the file holds: documents that name a kind, each item of a list
 	// counted and the list not, as kubectl applies them. A file of several is applied as a whole.
 	Count int
+	// Unparsed are the problems of the file as YAML (a syntax error, too many documents), also in
+	// Problems: what a file that holds no CRD document has wrong with it.
+	Unparsed []Problem
 }
 
 // Read is Parse, ParseObjects when objects is set, and the count of objects, of a file it
@@ -122,7 +125,7 @@ func Read(file string, data []byte, objects bool) Contents {
 	merges := hasMergeKeys(data)
 	var c Contents
 	c.CRDs, c.Problems = decodeDocuments(file, docs, merges)
-	c.Problems = append(c.Problems, problem...)
+	c.Problems, c.Unparsed = append(c.Problems, problem...), problem
 	if objects {
 		c.Objects = objectsOf(file, docs, merges)
 	}

@@ -39,9 +39,12 @@ type Tree struct {
 	// Unread are the CRDs of skipped templates (name where known, file, line, why): they are
 	// neither removed nor added, and the other side's copy cannot be compared with them.
 	Unread []crd.Problem
-	// Unknown are inputs the user named that were not read and do not look like CRDs (a file
-	// over MaxFileSize): the CRDs of their counterpart on the other side are neither added nor
-	// removed; with no such CRDs, the notice alone says what was skipped.
+	// Unknown are files that were not read, or do not parse, and do not look like CRDs (a file
+	// over MaxFileSize, a binary file, YAML with a syntax error), named after the CRDs their
+	// text may name (Problem.Name, "" for none): the CRDs of their counterpart on the other
+	// side, and the other side's CRDs they name that this side does not read, are neither added
+	// nor removed but invalid-crd; with no such CRDs they say nothing (a notice says what was
+	// skipped for size).
 	Unknown []crd.Problem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
@@ -235,12 +238,16 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 			p.Unknown = append(p.Unknown, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
 			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB and not like a CRD in its first MiB", name, MaxFileSize>>20))
 		default:
+			p.Unknown = append(p.Unknown, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
 			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB", name, MaxFileSize>>20))
 		}
 		return p
 	case bytes.IndexByte(data, 0) >= 0:
+		binary := crd.Problem{File: name, Line: 1, Message: "binary file, not YAML or JSON"}
 		if explicit {
-			p.Problems = append(p.Problems, crd.Problem{File: name, Line: 1, Message: "binary file, not YAML or JSON"})
+			p.Problems = append(p.Problems, binary)
+		} else {
+			p.Unknown = append(p.Unknown, binary) // matters only where the other side has a CRD
 		}
 		return p
 	}
@@ -251,16 +258,19 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		}
 		return p // templated objects are not samples: their values are not known
 	}
-	if !mentions && !explicit {
-		if t.KeepObjects {
-			p.Objects = crd.ParseObjects(name, data)
-		}
-		return p // cheap: most manifests in a repository are not CRDs
+	read := crd.Read(name, data, t.KeepObjects)
+	if !mentions && !explicit && len(read.CRDs) == 0 && len(read.Problems) == len(read.Unparsed) {
+		// Most manifests in a repository are not CRDs. One that does not parse says nothing,
+		// unless the other side has a CRD at its place or one its text names that would look
+		// removed or added: then it is invalid-crd at the parser's line (Tree.Unknown, and
+		// check's unreadable). A broken Helm values file elsewhere stays quiet.
+		p.Objects, p.Unknown = read.Objects, read.Unparsed
+		return p
 	}
 	// A file the user named is parsed whatever it holds: YAML that does not parse there is an
 	// invalid-crd, never a file that "holds no CRD" (which would make the other side's CRDs
-	// look removed).
-	read := crd.Read(name, data, t.KeepObjects)
+	// look removed). A file read for what it holds, although its text does not spell the kind
+	// (written with escapes), is read as any CRD file.
 	docs := read.CRDs
 	p.Problems, p.Objects = read.Problems, read.Objects
 	for _, c := range docs {
