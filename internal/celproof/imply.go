@@ -654,13 +654,21 @@ func readsAgree(r *refNode, o, n *structuralschema.Structural, whole bool) bool 
 // proveByText tries to prove a rule change safe from the rules' text (see above): the new rule
 // equal to the old one once both are rewritten (Equivalent), or true wherever the old node's
 // rules are (Looser; Implied for an added rule). It gives up on rules with optionalOldSelf (oldSelf
-// may then be absent) and where the new schema would read a value differently (read is what the new rule and the old node's rules
-// read, as Judge collected it). because lists the schema facts the proof used.
-func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change, read *refNode) (v Verdict, because []string) {
+// may then be absent) and where the new schema would read a value the changed rules read
+// differently. because lists the schema facts the proof used.
+func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Change) (v Verdict, because []string) {
 	if optionalOldSelf(c.After) || c.Before != nil && optionalOldSelf(*c.Before) {
 		return Undecided, nil
 	}
-	if !readsAgree(read, oldNode, newNode, false) {
+	// The changed rules must read the same values under both schemas. The node's other old rules
+	// need not: they hold on the object as the old schema reads it, and the proof only relates
+	// them to the new rule through the values the new rule reads, which read alike (a default
+	// new inside a list an old rule sizes is no reason to give up).
+	changed := []apiextv1.ValidationRule{c.After}
+	if c.Before != nil {
+		changed = append(changed, *c.Before)
+	}
+	if read, ok := j.readBy(changed, &constants{}); !ok || !readsAgree(read, oldNode, newNode, false) {
 		return Undecided, nil
 	}
 	p := &prover{seen: map[string]bool{}}

@@ -303,7 +303,7 @@ func (j *Judge) judge(c Change) (res Result) {
 	switch {
 	case unsafe:
 	case !complete:
-		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c, root)
+		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c)
 		res.ByText = res.Verdict.Safe()
 	case c.Before == nil:
 		res.Verdict = Implied
