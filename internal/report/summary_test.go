@@ -87,3 +87,31 @@ func TestTextContinuesTheSummary(t *testing.T) {
 		t.Errorf("summary alone:\n%s", alone)
 	}
 }
+
+// TestChangedRuleLineKeepsTheMessage: the line of a changed CEL rule cuts the old rule's
+// expression, not the new rule's message; without a message, the line is the message cut.
+func TestChangedRuleLineKeepsTheMessage(t *testing.T) {
+	old := "self.all(l, l.protocol in ['HTTPS', 'TLS'] ? has(l.tls) : true) && self.all(l, l.port > 0)"
+	neu := "self.all(l, l.protocol == 'TLS' ? l.tls.mode == 'Terminate' : true)"
+	for _, tc := range []struct{ name, message, expression, want string }{
+		{name: "messageExpression", expression: "'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'",
+			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
+				"\"self.all(l, l.protocol in \\['HTTPS', 'TL…\" to with the message `'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'`"},
+		{name: "message", message: "tls mode must be Terminate for protocol TLS",
+			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
+				"\"self.all(l, l.protocol in \\['HTTPS', 'TLS'\\] ? has(l.tls) : tr…\" to “tls mode must be Terminate for protocol TLS”"},
+		{name: "no message", want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
+			"\"self.all(l, l.protocol in \\['HTTPS', 'TLS'\\] ? has(l.tls) : true) &amp;&amp; self.all(l, l.port > 0)\" to \"self.all(l, l.…"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := finding.Finding{Rule: "validation-rule-changed", Severity: finding.Error, CRD: "widgets.example.com", Version: "v1", Path: ".spec.listeners",
+				Message: fmt.Sprintf("validation rule of .spec.listeners changed from %q to %q: it refuses objects the old rule accepted, such as {}", old, neu),
+				Subject: neu, RuleMessage: tc.message, RuleMessageExpression: tc.expression, Before: finding.Value(old), After: finding.Value(neu),
+				Location: finding.Location{File: "crd.yaml", Line: 9, Side: finding.Head}}
+			got := breakingLines(t, MarkdownWithin(Report{Findings: []finding.Finding{f}, CRDs: 1}, MaxMarkdown, "", ""))
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("breaking lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), tc.want)
+			}
+		})
+	}
+}
