@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"slices"
 	"sort"
 	"strings"
 
@@ -140,7 +141,29 @@ func (d *describer) describe(dc *decl) (*k8stypes.Type, error) {
 		return nil, err
 	}
 	ty.Fields = fields
+	if m, ok := find(dc.markers, "structType"); ok && m.text == "structType=atomic" {
+		ty.MapType = "atomic" // controller-gen writes x-kubernetes-map-type: atomic
+	}
+	if len(fields) < k8stypes.MinStandalone && dc.doc != nil {
+		// Too few properties to tell the type by its structure: its doc comment, which
+		// controller-gen copies into the description of the items of a list of it, is the
+		// fingerprint that does.
+		ty.Doc = k8stypes.NormalDoc(docText(dc.doc))
+	}
 	return ty, nil
+}
+
+// docText is a doc comment's text without its marker lines, as controller-gen reads it.
+func docText(cg *ast.CommentGroup) string {
+	var b strings.Builder
+	for _, line := range strings.Split(cg.Text(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "+") {
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // fields lists a struct's properties, inline embedded structs flattened as encoding/json does.
@@ -200,10 +223,19 @@ func (d *describer) fields(st *ast.StructType, in *file, depth int) ([]k8stypes.
 				}
 				base.Default = raw
 			}
+			// controller-tools honours +k8s:listType and +k8s:listMapKey as aliases since
+			// d47d5fa (2026-05, after v0.21.0); k8s.io/api writes them beside the classic
+			// markers, with the same values. A key given by both is one key.
 			if v, ok := m.value("listType"); ok {
 				base.ListType = v
+			} else if v, ok := m.value("k8s:listType"); ok {
+				base.ListType = v
 			}
-			if v, ok := m.value("listMapKey"); ok {
+			v, ok := m.value("listMapKey")
+			if !ok {
+				v, ok = m.value("k8s:listMapKey")
+			}
+			if ok && !slices.Contains(base.ListMapKeys, v) {
 				base.ListMapKeys = append(base.ListMapKeys, v)
 			}
 		}

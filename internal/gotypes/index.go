@@ -69,6 +69,7 @@ type decl struct {
 	file    *file
 	line    int
 	markers []marker
+	doc     *ast.CommentGroup // the type's doc comment, as controller-gen reads it
 }
 
 // versionDir is how API packages are named: v1, v1beta2, v1alpha1.
@@ -242,7 +243,7 @@ func (idx *index) addFile(p *pkg, name string, af *ast.File) {
 				}
 				ms := append(markersOf(idx.fset, doc), markersOf(idx.fset, groups.before(idx.fset, at))...)
 				if _, dup := p.types[ts.Name.Name]; !dup {
-					p.types[ts.Name.Name] = &decl{name: ts.Name.Name, spec: ts, file: f, line: idx.fset.Position(ts.Pos()).Line, markers: ms}
+					p.types[ts.Name.Name] = &decl{name: ts.Name.Name, spec: ts, file: f, line: idx.fset.Position(ts.Pos()).Line, markers: ms, doc: doc}
 				}
 			}
 		case token.VAR:

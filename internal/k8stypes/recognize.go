@@ -15,6 +15,12 @@ type Place struct {
 	Field  *Field
 	Suffix string // "" for the field itself, "[*]" for its items, ".*" for its values
 	Shape  *Shape
+	// Extended marks a node recognised as a built-in type that a project's type extends with
+	// fields of its own (knative's RevisionSpec is a PodSpec and four more fields), and the
+	// fields, items and values below it: they are named after the type, but the recognition
+	// rests on the siblings' structure, so nothing is credited to k8s.io/api on its strength
+	// alone (Upstream is false).
+	Extended bool
 }
 
 // Known reports whether the node was recognised.
@@ -37,7 +43,7 @@ func (p Place) Name() string {
 // Upstream says whether def (a JSON value) is the default k8s.io/api declares for the field
 // this node is.
 func (p Place) Upstream(def []byte) bool {
-	if p.Field == nil || p.Suffix != "" || p.Field.Default == nil {
+	if p.Extended || p.Field == nil || p.Suffix != "" || p.Field.Default == nil {
 		return false
 	}
 	a, b := canonical(p.Field.Default), canonical(def)
@@ -56,25 +62,38 @@ func canonical(raw []byte) []byte {
 	return b
 }
 
-// minStandalone is how many properties a schema node needs to be recognised on its own (not
-// as a field of a recognised parent): fewer (a lone name, a key and a name) say too little
-// about where a project's type came from.
-const minStandalone = 3
+// MinStandalone is how many properties a schema node needs to be recognised by its structure
+// alone (not as a field of a recognised parent): fewer (a lone name, a key and a name) say too
+// little about where a project's type came from, and such a node is recognised only by the
+// fingerprint its description and map type give (Type.Doc).
+const MinStandalone = 3
 
 // minNodes is how many schema nodes a subtree with fewer than half of its type's fields must
 // have, all fitting, to be recognised: a project's own pod spec that keeps seven of PodSpec's
-// fields (affinity, tolerations, securityContext: hundreds of nodes) is still PodSpec's.
+// fields (affinity, tolerations, securityContext: hundreds of nodes) is still PodSpec's. It is
+// also what a type extended with a project's fields must have.
 const minNodes = 20
 
-// Standalone recognises a schema node as a built-in struct type by its structure alone: every
-// property is a field of the type with a schema of that field's kind, all the way down, and
-// the node has at least half of the type's fields or minNodes nodes (a schema generated from
-// an older k8s.io/api lacks the fields added since; one with a field the type does not have is
-// not the type). When several types fit equally well, the node is none of them.
+// Standalone recognises a schema node as a built-in struct type without its parent: by its
+// structure (every property a field of the type with a schema of that field's kind, all the
+// way down, and at least half of the type's fields or minNodes nodes; a schema generated from
+// an older k8s.io/api lacks the fields added since), as a type extended with a project's own
+// fields, or, for a node with fewer than MinStandalone properties, by its fingerprint. When
+// several types fit equally well, the node is none of them.
 func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
-	if schema == nil || schema.Type != "object" || len(schema.Properties) < minStandalone {
+	if schema == nil || schema.Type != "object" || len(schema.Properties) == 0 {
 		return Place{}
 	}
+	if len(schema.Properties) < MinStandalone {
+		return s.fingerprint(schema)
+	}
+	if p := s.exact(schema); p.Known() {
+		return p
+	}
+	return s.extended(schema)
+}
+
+func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 	var rarest []*Type
 	first := true
 	for name := range schema.Properties {
@@ -107,6 +126,85 @@ func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
 	return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}}
 }
 
+// fingerprint recognises a node too small to tell by structure (the items of a
+// []LocalObjectReference: one string, name) by what controller-gen copies from k8s.io/api
+// besides the structure: the type's doc comment as the node's description and its
+// +structType as x-kubernetes-map-type, both exactly, and every property fitting. A project's
+// own reference type has its own comment (fluxcd's LocalObjectReference "contains enough
+// information to locate the referenced Kubernetes resource object") and is not the type; a
+// CRD generated without descriptions (crd:maxDescLen=0) has no fingerprint.
+func (s *Set) fingerprint(schema *apiextv1.JSONSchemaProps) Place {
+	ts := s.byDoc[NormalDoc(schema.Description)]
+	if len(ts) != 1 || ownRules(schema) {
+		return Place{}
+	}
+	t := ts[0]
+	mapType := ""
+	if schema.XMapType != nil {
+		mapType = *schema.XMapType
+	}
+	nodes := 0
+	if mapType != t.MapType || !s.fitsType(t, schema, 0, &nodes) {
+		return Place{}
+	}
+	return Place{Shape: &Shape{Kind: KindObject, Ref: t.Key}}
+}
+
+// extended recognises a node as a built-in type that a project's type embeds inline and
+// extends with fields of its own (knative's RevisionSpec: PodSpec and containerConcurrency,
+// timeoutSeconds, ...). The type is the one that names the most of the node's properties,
+// alone (the fewest fields breaking a tie): when that type does not fit, no other is tried (keda's volumes, a Volume with one
+// field from another k8s.io/api, are not a PersistentVolumeSpec for its twenty volume sources
+// of the same names). Its fields the node has must fit exactly, be at least MinStandalone with
+// at least minNodes nodes below them, and be at least twice as many as the node's own fields.
+// A project's type that merely names some fields like a built-in type's and gives them
+// built-in types (crossplane's ControllerConfigSpec: nine of Container's fields and ten of
+// PodSpec's) is no type. The node itself must carry no rule of its own.
+func (s *Set) extended(schema *apiextv1.JSONSchemaProps) Place {
+	if schema.AdditionalProperties != nil || ownRules(schema) {
+		return Place{}
+	}
+	names := map[*Type]int{}
+	for name := range schema.Properties {
+		for _, t := range s.byField[name] {
+			names[t]++
+		}
+	}
+	var best *Type
+	most, tie := 0, false
+	for t, n := range names {
+		// The most names, then the fewest fields (Container before EphemeralContainer, which
+		// has Container's and one more), as exact recognition prefers.
+		switch {
+		case n > most || n == most && len(t.Fields) < len(best.Fields):
+			best, most, tie = t, n, false
+		case n == most && len(t.Fields) == len(best.Fields):
+			tie = true
+		}
+	}
+	if best == nil || tie || !s.extension(best, schema) {
+		return Place{}
+	}
+	return Place{Shape: &Shape{Kind: KindObject, Ref: best.Key}, Extended: true}
+}
+
+// extension says whether a node is t extended with fields of its own.
+func (s *Set) extension(t *Type, schema *apiextv1.JSONSchemaProps) bool {
+	k, nodes := 0, 0
+	for name, prop := range schema.Properties {
+		f := s.Field(t, name)
+		if f == nil {
+			continue
+		}
+		if !s.fits(&f.Shape, &prop, 1, &nodes) {
+			return false
+		}
+		k++
+	}
+	own := len(schema.Properties) - k
+	return own > 0 && k >= MinStandalone && nodes >= minNodes && 2*own <= k
+}
+
 // Property is the place of a parent's property. A recognised parent's subtree was checked
 // whole, so its properties are what its type says. A property the type does not have (a field
 // an older k8s.io/api had, seen on the side that still has it) is named after the type but not
@@ -117,10 +215,13 @@ func (s *Set) Property(parent Place, name string) Place {
 	}
 	t := s.byKey[parent.Shape.Ref]
 	f := s.Field(t, name)
-	if f == nil {
+	switch {
+	case f == nil && parent.Extended:
+		return Place{} // the project's own field
+	case f == nil:
 		return Place{Owner: t, Field: &Field{JSON: name}}
 	}
-	return Place{Owner: t, Field: f, Shape: &f.Shape}
+	return Place{Owner: t, Field: f, Shape: &f.Shape, Extended: parent.Extended}
 }
 
 // Items is the place of a recognised array's items.
@@ -133,7 +234,7 @@ func (s *Set) elem(parent Place, kind, step string) Place {
 	if parent.Shape == nil || parent.Shape.Kind != kind || parent.Shape.Elem == nil {
 		return Place{}
 	}
-	return Place{Owner: parent.Owner, Field: parent.Field, Suffix: parent.Suffix + step, Shape: parent.Shape.Elem}
+	return Place{Owner: parent.Owner, Field: parent.Field, Suffix: parent.Suffix + step, Shape: parent.Shape.Elem, Extended: parent.Extended}
 }
 
 // maxDepth bounds the structural check; built-in types nest far less deep.

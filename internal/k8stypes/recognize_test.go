@@ -105,6 +105,56 @@ properties:
   command: {type: array, items: {type: string}}
 `, ""},
 		{"not an object", `type: string`, ""},
+		{"LocalObjectReference's fingerprint", `
+type: object
+description: |-
+  LocalObjectReference contains enough information to let you locate the
+  referenced object inside the same namespace.
+x-kubernetes-map-type: atomic
+properties:
+  name: {type: string, default: ""}
+`, "core/v1.LocalObjectReference"},
+		{"the fingerprint as older controller-gen wrote it, on one line with a TODO", `
+type: object
+description: "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.\nTODO: Add other useful fields."
+x-kubernetes-map-type: atomic
+properties:
+  name: {type: string}
+`, "core/v1.LocalObjectReference"},
+		{"a project's reference with its own comment", `
+type: object
+description: LocalObjectReference contains enough information to locate the referenced Kubernetes resource object.
+x-kubernetes-map-type: atomic
+properties:
+  name: {type: string}
+`, ""},
+		{"the comment copied without the map type", `
+type: object
+description: LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
+properties:
+  name: {type: string}
+`, ""},
+		{"the comment and map type on another shape", `
+type: object
+description: LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
+x-kubernetes-map-type: atomic
+properties:
+  name: {type: integer}
+`, ""},
+		{"the comment and map type with a field of the project's", `
+type: object
+description: LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.
+x-kubernetes-map-type: atomic
+properties:
+  name: {type: string}
+  namespace: {type: string}
+`, ""},
+		{"no description", `
+type: object
+x-kubernetes-map-type: atomic
+properties:
+  name: {type: string}
+`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := k8stypes.Builtin().Standalone(schema(t, tc.schema))
@@ -169,5 +219,128 @@ properties:
 	}
 	if claims.Field.ListType != "map" || len(claims.Field.ListMapKeys) != 1 || claims.Field.ListMapKeys[0] != "name" {
 		t.Errorf("claims: list type %q keys %v", claims.Field.ListType, claims.Field.ListMapKeys)
+	}
+}
+
+// extendedContainer is a Container a project extends with a field of its own: six of
+// Container's fields with 27 nodes below them, and weight.
+func extendedContainer(own string) string {
+	return `
+type: object
+properties:
+  name: {type: string}
+  image: {type: string}
+  command: {type: array, items: {type: string}}
+  args: {type: array, items: {type: string}}
+  env:
+    type: array
+    items:
+      type: object
+      properties:
+        name: {type: string}
+        value: {type: string}
+        valueFrom:
+          type: object
+          properties:
+            configMapKeyRef: {type: object, properties: {name: {type: string}, key: {type: string}, optional: {type: boolean}}}
+            secretKeyRef: {type: object, properties: {name: {type: string}, key: {type: string}, optional: {type: boolean}}}
+            fieldRef: {type: object, properties: {apiVersion: {type: string}, fieldPath: {type: string}}}
+  ports:
+    type: array
+    items:
+      type: object
+      properties:
+        containerPort: {type: integer}
+        name: {type: string}
+        protocol: {type: string, default: TCP}
+` + own
+}
+
+// TestExtended: a built-in type with fields of a project's own is that type when its fields
+// dominate; its own fields are no type's, and nothing below it is credited to k8s.io/api.
+func TestExtended(t *testing.T) {
+	set := k8stypes.Builtin()
+	for _, tc := range []struct{ name, schema, want string }{
+		{"one field of its own", extendedContainer("  weight: {type: integer}\n"), "core/v1.Container"},
+		{"three of its own: not twice as many of Container's", extendedContainer(`  weight: {type: integer}
+  tier: {type: string}
+  zone: {type: string}
+  owner: {type: string}
+`), ""},
+		{"a rule of the project's on the node", extendedContainer("  weight: {type: integer}\nx-kubernetes-validations: [{rule: \"self.weight > 0\"}]\n"), ""},
+		{"too few nodes below Container's fields", `
+type: object
+properties:
+  name: {type: string}
+  image: {type: string}
+  command: {type: array, items: {type: string}}
+  args: {type: array, items: {type: string}}
+  weight: {type: integer}
+`, ""},
+		{"the type naming the most properties does not fit", `
+type: object
+properties:
+  name: {type: string}
+  image: {type: integer}
+  command: {type: array, items: {type: string}}
+  args: {type: array, items: {type: string}}
+  env: {type: array, items: {type: object, properties: {name: {type: string}, value: {type: string}}}}
+  ports: {type: array, items: {type: object, properties: {containerPort: {type: integer}, name: {type: string}, protocol: {type: string}, hostIP: {type: string}}}}
+  weight: {type: integer}
+`, ""},
+		{"a Volume with a field that does not fit is not a PersistentVolumeSpec for its sources", `
+type: object
+properties:
+  name: {type: string}
+  emptyDir: {type: object, properties: {medium: {type: integer}}}
+  nfs: {type: object, properties: {server: {type: string}, path: {type: string}, readOnly: {type: boolean}}}
+  hostPath: {type: object, properties: {path: {type: string}, type: {type: string}}}
+  iscsi:
+    type: object
+    properties: {targetPortal: {type: string}, iqn: {type: string}, lun: {type: integer}, iscsiInterface: {type: string}, fsType: {type: string}, readOnly: {type: boolean}, portals: {type: array, items: {type: string}}}
+  rbd:
+    type: object
+    properties: {monitors: {type: array, items: {type: string}}, image: {type: string}, pool: {type: string}, user: {type: string}, keyring: {type: string}, fsType: {type: string}, readOnly: {type: boolean}}
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := set.Standalone(schema(t, tc.schema))
+			got := ""
+			if p.Known() {
+				got = p.Shape.Ref
+				if !p.Extended {
+					t.Errorf("recognised exactly, want as extended")
+				}
+			}
+			if got != tc.want {
+				t.Errorf("recognised as %q, want %q", got, tc.want)
+			}
+		})
+	}
+	ext := set.Standalone(schema(t, extendedContainer("  weight: {type: integer}\n")))
+	if own := set.Property(ext, "weight"); own.Known() || own.Name() != "" {
+		t.Errorf("the project's own field: known %v, name %q", own.Known(), own.Name())
+	}
+	protocol := set.Property(set.Items(set.Property(ext, "ports")), "protocol")
+	if protocol.Name() != "ContainerPort.protocol" || !protocol.Extended {
+		t.Errorf("below the extended type: name %q, extended %v", protocol.Name(), protocol.Extended)
+	}
+	if protocol.Upstream([]byte(`"TCP"`)) {
+		t.Errorf("a default below an extended type is credited to k8s.io/api")
+	}
+}
+
+// TestNormalDoc: descriptions read as the doc comments controller-gen wrote them from.
+func TestNormalDoc(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"A b\nc.", "A b c."},
+		{"  A  b\n\n c. ", "A b c."},
+		{"A b.\nTODO: more.\nC.", "A b. C."},
+		{"A b.\n---\nNew uses are discouraged.", "A b."},
+		{"", ""},
+	} {
+		if got := k8stypes.NormalDoc(tc.in); got != tc.want {
+			t.Errorf("NormalDoc(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	_ "embed" // the generated data
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -31,6 +32,14 @@ type Type struct {
 	// Root marks a kind or a list of a kind (it has apiVersion and kind): a whole object, which
 	// a CRD's own root or a resource it wraps resembles more than it embeds.
 	Root bool `json:"root,omitempty"`
+	// MapType is "atomic" for a type k8s.io/api marks +structType=atomic, which controller-gen
+	// writes as x-kubernetes-map-type: atomic on every node of the type.
+	MapType string `json:"mapType,omitempty"`
+	// Doc is the type's doc comment as NormalDoc reads it, kept for the types too small to be
+	// recognised by their structure (fewer than MinStandalone fields): controller-gen copies it
+	// into the description of the items of a list of the type, where it tells the type apart
+	// from a project's own type of the same shape.
+	Doc string `json:"doc,omitempty"`
 }
 
 // Field is one property of a type.
@@ -79,7 +88,9 @@ type Set struct {
 	// byField lists the types with a property of each name that a schema node can be on its
 	// own (not inline, not a whole object), for recognising a node by its property names.
 	byField map[string][]*Type
-	field   map[*Type]map[string]*Field
+	// byDoc lists the types with each fingerprint (Type.Doc).
+	byDoc map[string][]*Type
+	field map[*Type]map[string]*Field
 }
 
 //go:embed types.json
@@ -129,8 +140,12 @@ func (s *Set) index() {
 	s.byKey = make(map[string]*Type, len(s.Types))
 	s.byField = map[string][]*Type{}
 	s.field = make(map[*Type]map[string]*Field, len(s.Types))
+	s.byDoc = map[string][]*Type{}
 	for _, t := range s.Types {
 		s.byKey[t.Key] = t
+		if t.Doc != "" && !t.Inline && !t.Root {
+			s.byDoc[t.Doc] = append(s.byDoc[t.Doc], t)
+		}
 		fs := make(map[string]*Field, len(t.Fields))
 		for i := range t.Fields {
 			fs[t.Fields[i].JSON] = &t.Fields[i]
@@ -147,3 +162,22 @@ func (s *Set) Type(key string) *Type { return s.byKey[key] }
 
 // Field returns a type's property of this JSON name, or nil.
 func (s *Set) Field(t *Type, name string) *Field { return s.field[t][name] }
+
+// NormalDoc reads a description as controller-gen writes a doc comment, so that the
+// generators of several years compare equal: lines starting with TODO are left out (newer
+// controller-gen drops them), nothing after a --- line counts (it stops there), and runs of
+// white space are one space (older versions joined lines with spaces, newer keep the breaks).
+func NormalDoc(s string) string {
+	var words []string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "---") {
+			break
+		}
+		if strings.HasPrefix(line, "TODO") {
+			continue
+		}
+		words = append(words, strings.Fields(line)...)
+	}
+	return strings.Join(words, " ")
+}

@@ -16,7 +16,7 @@ import (
 var upstreamDefaultAdded = &Rule{
 	ID: "upstream-default-added", Severity: finding.Info, Level: PropertyLevel,
 	Summary: "A field of an embedded Kubernetes type got the default k8s.io/api declares for it.",
-	Doc:     "A CRD that embeds a built-in Kubernetes type (a PodTemplateSpec, a Volume, a Container) copies the `+default=` markers of the k8s.io/api it is generated from: upgrading k8s.io/api adds defaults such as `protocol: TCP` on container ports or `name: \"\"` on local object references. The API server gives the objects built from the template (the Pods, Services, volumes the controller creates) the same default when they are created, so nothing changes for them. Only a field recognised, by structure, as that built-in type's field and a value equal to k8s.io/api's default qualify; any other default stays `default-added`.",
+	Doc:     "A CRD that embeds a built-in Kubernetes type (a PodTemplateSpec, a Volume, a Container) copies the `+default=` markers of the k8s.io/api it is generated from: upgrading k8s.io/api adds defaults such as `protocol: TCP` on container ports or `name: \"\"` on local object references. The API server gives the objects built from the template (the Pods, Services, volumes the controller creates) the same default when they are created, so nothing changes for them. Only a field recognised as that built-in type's field (by structure; a type with fewer than three fields by the doc comment and map type controller-gen copies from k8s.io/api; never on the strength of a parent that extends a built-in type with fields of its own) and a value equal to k8s.io/api's default qualify; any other default stays `default-added`.",
 }
 
 var builtinRules = []*Rule{upstreamDefaultAdded}
@@ -51,8 +51,15 @@ func (n *node) place(side finding.Side) k8stypes.Place {
 				p = set.Values(pp)
 			}
 		}
-		if !p.Known() {
-			p = set.Standalone(schema)
+		if !p.Known() || p.Extended {
+			switch q := set.Standalone(schema); {
+			case !p.Known():
+				p = q
+			case q.Known() && !q.Extended && *q.Shape == *p.Shape:
+				// Below a type extended with a project's fields, and that type by its own
+				// structure too: named as the extended type's field, credited as the type.
+				p.Extended = false
+			}
 		}
 	}
 	n.places[i] = &p
