@@ -45,17 +45,23 @@ type pullRequest struct {
 
 func newPullRequest(t *testing.T) *pullRequest {
 	t.Helper()
+	return newPullRequestOf(t, []byte(readFile(t, "../../testdata/action/pr/base.yaml")), []byte(readFile(t, "../../testdata/action/pr/head.yaml")))
+}
+
+// newPullRequestOf is the pull request that changes config/crd/widgets.yaml from base to head.
+func newPullRequestOf(t *testing.T, baseCRD, headCRD []byte) *pullRequest {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is needed to compute GitHub's view of the diff independently of crdguard")
 	}
 	repo := gittest.New(t)
-	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/base.yaml")
+	repo.Write("config/crd/widgets.yaml", baseCRD)
 	repo.Write("README.md", []byte("widgets operator\n"))
 	// A CRD the change does not touch: paths: docs/** compares nothing, and is no typo.
 	repo.Write("docs/gizmos.yaml", []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: gizmos.example.com\nspec:\n  group: example.com\n  names: {kind: Gizmo, plural: gizmos}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object}\n"))
 	base := repo.Commit("base")
 	repo.Branch("main", base)
-	repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/head.yaml")
+	repo.Write("config/crd/widgets.yaml", headCRD)
 	head := repo.Commit("remove .spec.name, lower the maximum of .spec.size")
 	repo.Branch("pr", head)
 
