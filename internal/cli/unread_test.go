@@ -242,6 +242,12 @@ func TestPathsThatReadNothing(t *testing.T) {
 	stub := []byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n")
 	repo.Write("vendor/k8s.io/crd.yaml", stub)
 	repo.Write("hack/e2e/crd.yaml", stub)
+	// A CRD whose kind is written with a JSON escape is a CRD; escapes alone are not.
+	repo.Write("zzz-escaped-kind/widgets.json", []byte(`{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResource\u0044efinition",
+ "metadata": {"name": "escaped.example.com"},
+ "spec": {"group": "example.com", "names": {"kind": "Escaped", "plural": "escaped"}, "scope": "Namespaced",
+          "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]}}`))
+	repo.Write("zzz-escapes-only/app.json", []byte(`{"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "\u0041"}}`))
 	repo.Branch("main", repo.Commit("base"))
 	repo.Write("deploy/app.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app2\n"))
 	repo.Commit("head")
@@ -266,6 +272,9 @@ func TestPathsThatReadNothing(t *testing.T) {
 		{"files without a CRD", "paths: [deploy/**]\n", nil, 2,
 			`crdguard check: config: paths: ["deploy/**"] match YAML or JSON files in head or base, but none of them holds a CustomResourceDefinition, so every run would compare nothing; did you mean "config/crd/**"? (config/crd holds CRDs)` + "\n"},
 		{"the right folder, no CRD changed", "paths: [config/crd/**]\n", nil, 0, ""},
+		{"a CRD with an escaped kind", "paths: [zzz-escaped-kind/**]\n", nil, 0, ""},
+		{"escapes without a CRD", "paths: [zzz-escapes-only/**]\n", nil, 2,
+			`crdguard check: config: paths: ["zzz-escapes-only/**"] match YAML or JSON files in head or base, but none of them holds a CustomResourceDefinition, so every run would compare nothing; did you mean "zzz-escaped-kind/**"? (zzz-escaped-kind holds CRDs)` + "\n"},
 		{"a typo in --paths", "paths: [config/crd/**]\n", []string{"--paths", "config/crds/**"}, 2, typo},
 		{"--paths over a typo", "paths: [config/crds/**]\n", []string{"--paths", "deploy/**,config/crd/**"}, 0, ""},
 	} {

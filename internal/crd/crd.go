@@ -446,8 +446,41 @@ func lineCount(data []byte) int {
 	return n
 }
 
-// MentionsCRD reports whether raw file content could hold a CRD, so a caller can tell a broken
-// CRD file from an unrelated broken YAML file.
+// MentionsCRD reports whether raw file content could hold a CRD, so a caller can skip the files
+// that cannot without parsing them, and tell a broken CRD file from an unrelated broken YAML
+// file. It never misses a document Parse reads as a CRD: either the kind is spelled out, or it
+// is written with escapes, which only double-quoted YAML and JSON strings have, and of which only
+// \x, \u, \U (a letter by its code) and an escaped line break (CustomResource\⏎Definition)
+// can make the letters of the kind. A file with such an escape and no spelled-out kind is
+// parsed: it could hold a CRD when a document (or list item) decodes as one, or when it does
+// not parse at all.
 func MentionsCRD(data []byte) bool {
-	return bytes.Contains(data, []byte(Kind))
+	if bytes.Contains(data, []byte(Kind)) {
+		return true
+	}
+	if !mayEscapeLetters(data) {
+		return false
+	}
+	c := Read("", data, false)
+	return len(c.CRDs) > 0 || len(c.Problems) > 0
+}
+
+// mayEscapeLetters reports whether data has a backslash escape that YAML or JSON decodes to
+// letters or that joins two lines of a string: \x, \u, \U, or a backslash ending a line. The
+// other escapes make quotes, slashes, spaces and control characters, none of them in a kind.
+func mayEscapeLetters(data []byte) bool {
+	for i := bytes.IndexByte(data, '\\'); i >= 0 && i+1 < len(data); {
+		switch data[i+1] {
+		case 'x', 'u', 'U', '\n', '\r':
+			return true
+		case '\\':
+			i++ // an escaped backslash: the next one starts no escape
+		}
+		j := bytes.IndexByte(data[i+1:], '\\')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }

@@ -657,7 +657,7 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 			cmp.Unread = append(cmp.Unread, name)
 			return nil
 		}
-		if !crd.MentionsCRD(data) || !containsAny(data, needles) {
+		if !containsAny(data, needles) || !crd.MentionsCRD(data) { // the cheap test first
 			return nil
 		}
 		one := &Tree{}

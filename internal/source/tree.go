@@ -251,15 +251,15 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		}
 		return p
 	}
-	mentions := crd.MentionsCRD(data)
 	if hasTemplate(data) {
-		if mentions {
+		if crd.MentionsCRD(data) {
 			p.readTemplate(name, data)
 		}
 		return p // templated objects are not samples: their values are not known
 	}
 	read := crd.Read(name, data, t.KeepObjects)
-	if !mentions && !explicit && len(read.CRDs) == 0 && len(read.Problems) == len(read.Unparsed) {
+	spelled := bytes.Contains(data, []byte(crd.Kind)) // a broken file that says CustomResourceDefinition is a broken CRD file
+	if !spelled && !explicit && len(read.CRDs) == 0 && len(read.Problems) == len(read.Unparsed) {
 		// Most manifests in a repository are not CRDs. One that does not parse says nothing,
 		// unless the other side has a CRD at its place or one its text names that would look
 		// removed or added: then it is invalid-crd at the parser's line (Tree.Unknown, and
