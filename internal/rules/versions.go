@@ -69,6 +69,11 @@ var (
 		Advice:  "with a status subresource, writes to the main resource ignore status changes, so clients that set status that way lose them; make controllers write status through /status",
 		Doc:     "Adding the status subresource changes the main resource's behaviour: status is ignored on create and update, and metadata.generation only increments on spec changes. Controllers that wrote status through the main resource silently lose those writes. Adding scale is safe.",
 	}
+	scaleSelectorAdded = &Rule{
+		ID: "scale-selector-added", Severity: finding.Info, Level: VersionLevel,
+		Summary: "The scale subresource got a labelSelectorPath whose field was already a string.",
+		Doc:     "With a labelSelectorPath, /scale reports the selector the horizontal pod autoscaler needs for resource metrics. The API server also checks, on every write, that the value at that path is a string when it is set; when the old schema already declares that field a non-nullable string, every stored object passes and nothing else changes. A labelSelectorPath whose field may hold anything else (an object, null, an int-or-string, an undeclared field under x-kubernetes-preserve-unknown-fields), or any other change of the scale paths, stays `unknown-change`.",
+	}
 	versionAdded = &Rule{
 		ID: "version-added", Severity: finding.Info, Level: VersionLevel,
 		Summary: "A version was added.",
@@ -88,7 +93,7 @@ var (
 
 var versionRules = []*Rule{
 	storedVersionRemoved, servedVersionRemoved, versionRemoved, storageVersionChanged, conversionMissing,
-	conversionWebhookRemoved, conversionWebhookAdded, subresourceRemoved, subresourceAdded, versionAdded, printerColumnsChanged,
+	conversionWebhookRemoved, conversionWebhookAdded, subresourceRemoved, subresourceAdded, scaleSelectorAdded, versionAdded, printerColumnsChanged,
 	deprecationChanged,
 }
 
@@ -215,7 +220,7 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 	if ov.Served && !nv.Served {
 		servedRemoved(e, opts, ov, finding.Head, e.pair.New.VersionPath(name).Join("served"), "version %s is no longer served", name)
 	}
-	compareSubresources(e, name, ov.Subresources, nv.Subresources)
+	compareSubresources(e, name, ov.Subresources, nv.Subresources, schemaOf(ov))
 	if !reflect.DeepEqual(ov.AdditionalPrinterColumns, nv.AdditionalPrinterColumns) {
 		e.version(printerColumnsChanged, name, finding.Head, e.pair.New.VersionPath(name).Join("additionalPrinterColumns"), nil, nil, "printer columns of %s changed%s", name, columnChanges(ov.AdditionalPrinterColumns, nv.AdditionalPrinterColumns))
 	}
@@ -248,7 +253,7 @@ func compareVersion(e *emitter, opts Options, ov, nv *apiextv1.CustomResourceDef
 	}
 }
 
-func compareSubresources(e *emitter, version string, o, w *apiextv1.CustomResourceSubresources) {
+func compareSubresources(e *emitter, version string, o, w *apiextv1.CustomResourceSubresources, oldSchema *apiextv1.JSONSchemaProps) {
 	var os, ws apiextv1.CustomResourceSubresources
 	if o != nil {
 		os = *o
@@ -270,10 +275,60 @@ func compareSubresources(e *emitter, version string, o, w *apiextv1.CustomResour
 			}
 		}
 	}
-	if os.Scale != nil && ws.Scale != nil && !reflect.DeepEqual(os.Scale, ws.Scale) {
-		e.version(unknownChange, version, finding.Head, e.pair.New.SubresourcesPath(version).Join("scale"), nil, nil,
-			"the scale subresource paths of %s changed in a way crdguard does not classify", version)
+	if os.Scale == nil || ws.Scale == nil || reflect.DeepEqual(os.Scale, ws.Scale) {
+		return
 	}
+	at := e.pair.New.SubresourcesPath(version).Join("scale")
+	if sel := ws.Scale.LabelSelectorPath; os.Scale.LabelSelectorPath == nil && sel != nil &&
+		os.Scale.SpecReplicasPath == ws.Scale.SpecReplicasPath && os.Scale.StatusReplicasPath == ws.Scale.StatusReplicasPath {
+		switch stringField(e.pair.Old, oldSchema, *sel) {
+		case declared:
+			e.version(scaleSelectorAdded, version, finding.Head, at.Join("labelSelectorPath"), nil, *sel,
+				"the scale subresource of %s now reports the selector at %s, which the old schema already declares a string", version, *sel)
+			return
+		case pruned:
+			e.version(scaleSelectorAdded, version, finding.Head, at.Join("labelSelectorPath"), nil, *sel,
+				"the scale subresource of %s now reports the selector at %s, a field the old schema did not declare, so no stored object holds it", version, *sel)
+			return
+		}
+		e.version(unknownChange, version, finding.Head, at.Join("labelSelectorPath"), nil, *sel,
+			"the scale subresource of %s now reports the selector at %s, which the old schema does not declare a non-nullable string: the API server refuses every write of an object whose value there is not a string", version, *sel)
+		return
+	}
+	e.version(unknownChange, version, finding.Head, at, nil, nil,
+		"the scale subresource paths of %s changed in a way crdguard does not classify", version)
+}
+
+// selectorField is what the old schema lets the field at a scale labelSelectorPath hold.
+type selectorField int
+
+const (
+	anything selectorField = iota // possibly a value that is not a string
+	declared                      // a string that cannot be null
+	pruned                        // nothing: the field is undeclared and the API server drops it
+)
+
+// stringField says what the old schema lets a stored object hold at a simple JSON path
+// (.status.selector): the API server's scale check refuses any write whose value there is set
+// and not a string.
+func stringField(c *crd.CRD, s *apiextv1.JSONSchemaProps, path string) selectorField {
+	for _, name := range strings.Split(strings.TrimPrefix(path, "."), ".") {
+		if s == nil || s.Type != "object" {
+			return anything
+		}
+		next := property(s, name)
+		if next == nil {
+			if dropsUnknown(c, s) {
+				return pruned
+			}
+			return anything
+		}
+		s = next
+	}
+	if s.Type == "string" && !s.Nullable && !s.XIntOrString {
+		return declared
+	}
+	return anything
 }
 
 func compareConversion(e *emitter) {
