@@ -7,7 +7,7 @@ import (
 
 // TestDescribeMarkers: the list markers controller-tools honours (+listType and, since
 // d47d5fa, its +k8s:listType alias; a key both give is one key; a gated +k8s:alpha(…)= form is
-// not the marker), +structType=atomic, and the doc comment of a type too small to recognise
+// not the marker), +k8s:immutable (v0.21.0; not in its gated form), +structType=atomic, and the doc comment of a type too small to recognise
 // by structure, without markers, TODO lines and what follows ---.
 func TestDescribeMarkers(t *testing.T) {
 	tree := memTree{
@@ -36,7 +36,10 @@ type Spec struct {
 	// +k8s:listMapKey=name
 	Both []Ref ` + "`json:\"both\"`" + `
 	// +k8s:alpha(since: "1.37")=+k8s:listType=set
+	// +k8s:alpha(since: "1.37")=+k8s:immutable
 	Gated []string ` + "`json:\"gated\"`" + `
+	// +k8s:immutable
+	Fixed string ` + "`json:\"fixed,omitempty\"`" + `
 }
 `,
 	}
@@ -51,7 +54,7 @@ type Spec struct {
 	want := `[{"key":"core/v1.Ref","name":"Ref","fields":[{"json":"name","shape":{"kind":"string"},"default":""}],"mapType":"atomic","doc":"Ref names an object in the same namespace."},` +
 		`{"key":"core/v1.Spec","name":"Spec","fields":[{"json":"refs","shape":{"kind":"array","elem":{"kind":"object","ref":"core/v1.Ref"}},"listType":"map","listMapKeys":["name"]},` +
 		`{"json":"both","shape":{"kind":"array","elem":{"kind":"object","ref":"core/v1.Ref"}},"listType":"map","listMapKeys":["name"]},` +
-		`{"json":"gated","shape":{"kind":"array","elem":{"kind":"string"}}}]}]`
+		`{"json":"gated","shape":{"kind":"array","elem":{"kind":"string"}}},{"json":"fixed","shape":{"kind":"string"},"immutable":true}]}]`
 	if string(got) != want {
 		t.Errorf("described\n%s\nwant\n%s", got, want)
 	}

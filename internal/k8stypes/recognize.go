@@ -3,6 +3,7 @@ package k8stypes
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
@@ -243,16 +244,51 @@ const maxDepth = 40
 // fitsType reports whether a schema node is the struct type t: an object whose every property
 // is one of t's fields and fits that field's shape.
 func (s *Set) fitsType(t *Type, schema *apiextv1.JSONSchemaProps, depth int, nodes *int) bool {
-	if t == nil || schema.Type != "object" || schema.AdditionalProperties != nil || depth > maxDepth || ownRules(schema) {
+	if t == nil || schema.Type != "object" || schema.AdditionalProperties != nil || depth > maxDepth {
+		return false
+	}
+	if ownRules(withoutGenerated(schema, func(r apiextv1.ValidationRule) bool {
+		f := s.Field(t, immutableOnceSet(r))
+		return f != nil && f.Immutable
+	})) {
 		return false
 	}
 	for name, prop := range schema.Properties {
 		f := s.Field(t, name)
-		if f == nil || !s.fits(&f.Shape, &prop, depth+1, nodes) {
+		if f == nil || !s.fits(&f.Shape, withoutGenerated(&prop, func(r apiextv1.ValidationRule) bool {
+			return f.Immutable && r.Rule == "self == oldSelf" && r.Message == "field is immutable"
+		}), depth+1, nodes) {
 			return false
 		}
 	}
 	return true
+}
+
+// withoutGenerated is a schema node without the validation rules controller-gen writes
+// itself from k8s.io/api's +k8s:immutable markers (v0.21.0 on), which generated tells.
+func withoutGenerated(schema *apiextv1.JSONSchemaProps, generated func(apiextv1.ValidationRule) bool) *apiextv1.JSONSchemaProps {
+	if len(schema.XValidations) == 0 {
+		return schema
+	}
+	c := *schema
+	c.XValidations = nil
+	for _, r := range schema.XValidations {
+		if !generated(r) {
+			c.XValidations = append(c.XValidations, r)
+		}
+	}
+	return &c
+}
+
+// immutableOnceSet is the field an optional immutable field's parent rule names, exactly as
+// controller-gen writes it, or "".
+func immutableOnceSet(r apiextv1.ValidationRule) string {
+	f, _ := strings.CutPrefix(r.Rule, "!has(oldSelf.")
+	f, _, _ = strings.Cut(f, ")")
+	if f == "" || r.Rule != "!has(oldSelf."+f+") || has(self."+f+")" || r.Message != "field "+f+" is immutable once set" {
+		return ""
+	}
+	return f
 }
 
 // fits reports whether a schema node is what a shape gives, counting the nodes it checked.
@@ -286,7 +322,9 @@ func (s *Set) fits(sh *Shape, schema *apiextv1.JSONSchemaProps, depth int, nodes
 }
 
 // ownRules reports an enum or a CEL rule: controller-gen writes neither for k8s.io/api's
-// types (their +enum and +k8s: validation markers are not its own), so a node with either is a
+// types (their +enum markers are not its own; of the +k8s: validation markers, v0.21.0 honours
+// +k8s:immutable, whose rules fitsType leaves out, and +k8s:enum, on one status type of the
+// linked packages only, VolumeHealthStatusType, not known here), so a node with either is a
 // project's own type.
 func ownRules(schema *apiextv1.JSONSchemaProps) bool {
 	return len(schema.Enum) > 0 || len(schema.XValidations) > 0

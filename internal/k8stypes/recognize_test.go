@@ -344,3 +344,56 @@ func TestNormalDoc(t *testing.T) {
 		}
 	}
 }
+
+// jobScheduling is batch/v1's JobSchedulingConfiguration as controller-gen v0.21.0 writes it
+// from k8s.io/api's +k8s:immutable markers, with the rules given.
+func jobScheduling(parent, field string) string {
+	return `
+type: object
+properties:
+  schedulingPolicy: {type: object, x-kubernetes-preserve-unknown-fields: true}
+  schedulingConstraints:
+    type: object
+    x-kubernetes-preserve-unknown-fields: true
+    x-kubernetes-validations: [` + field + `]
+  disruptionMode:
+    type: object
+    x-kubernetes-preserve-unknown-fields: true
+    x-kubernetes-validations: [{rule: self == oldSelf, message: field is immutable}]
+  resourceClaims:
+    type: array
+    items: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    x-kubernetes-validations: [{rule: self == oldSelf, message: field is immutable}]
+x-kubernetes-validations: [` + parent + `]
+`
+}
+
+// TestGeneratedRules: the rules controller-gen writes from k8s.io/api's own +k8s:immutable
+// markers are the type's; any other rule, or these on a field k8s.io/api does not mark, are a
+// project's.
+func TestGeneratedRules(t *testing.T) {
+	const (
+		field  = `{rule: self == oldSelf, message: field is immutable}`
+		parent = `{rule: "!has(oldSelf.schedulingConstraints) || has(self.schedulingConstraints)", message: field schedulingConstraints is immutable once set},
+  {rule: "!has(oldSelf.resourceClaims) || has(self.resourceClaims)", message: field resourceClaims is immutable once set}`
+	)
+	for _, tc := range []struct{ name, schema, want string }{
+		{"as controller-gen writes them", jobScheduling(parent, field), "batch/v1.JobSchedulingConfiguration"},
+		{"a field rule of the project's", jobScheduling(parent, `{rule: "self.size() > 0", message: field is immutable}`), ""},
+		{"the field rule with another message", jobScheduling(parent, `{rule: self == oldSelf, message: frozen}`), ""},
+		{"the parent rule for a field not marked immutable", jobScheduling(`{rule: "!has(oldSelf.schedulingPolicy) || has(self.schedulingPolicy)", message: field schedulingPolicy is immutable once set}`, field), ""},
+		{"the parent rule naming two fields", jobScheduling(`{rule: "!has(oldSelf.resourceClaims) || has(self.disruptionMode)", message: field resourceClaims is immutable once set}`, field), ""},
+		{"the parent rule with another message", jobScheduling(`{rule: "!has(oldSelf.resourceClaims) || has(self.resourceClaims)", message: keep it}`, field), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := k8stypes.Builtin().Standalone(schema(t, tc.schema))
+			got := ""
+			if p.Known() {
+				got = p.Shape.Ref
+			}
+			if got != tc.want {
+				t.Errorf("recognised as %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

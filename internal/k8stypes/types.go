@@ -54,6 +54,10 @@ type Field struct {
 	// ListType and ListMapKeys are the field's +listType and +listMapKey markers.
 	ListType    string   `json:"listType,omitempty"`
 	ListMapKeys []string `json:"listMapKeys,omitempty"`
+	// Immutable is the field's +k8s:immutable marker, from which controller-gen v0.21.0 on
+	// writes x-kubernetes-validations: `self == oldSelf` on the field and, for an optional
+	// one, `!has(oldSelf.f) || has(self.f)` on its parent.
+	Immutable bool `json:"immutable,omitempty"`
 }
 
 // Shape is the schema a Go type expression gives: a kind, the struct type of an object, the
