@@ -106,6 +106,8 @@ type sizeLimit struct {
 	exceeded, fits *Rule
 	limit          int
 	measure        func(*crd.CRD) (int, error)
+	// bounds brackets measure cheaply (see crd.AnnotationBounds); ok false when it cannot.
+	bounds func(*crd.CRD) (lo, hi int, ok bool)
 	// what names the measure (with its verb's ending: "the annotations … grow"), past says
 	// what fails beyond the limit, within what works again below it.
 	what, s, past, within string
@@ -114,15 +116,15 @@ type sizeLimit struct {
 var sizeLimits = []sizeLimit{
 	{
 		exceeded: sizeAnnotationExceeded, fits: sizeAnnotationFits, limit: crd.AnnotationLimit,
-		measure: (*crd.CRD).AnnotationSize,
-		what:    "the annotations client-side kubectl apply leaves on it (last-applied-configuration included)", s: "",
+		measure: (*crd.CRD).AnnotationSize, bounds: (*crd.CRD).AnnotationBounds,
+		what: "the annotations client-side kubectl apply leaves on it (last-applied-configuration included)", s: "",
 		past:   "past the API server's limit of 262,144 bytes: kubectl apply fails with \"metadata.annotations: Too long: must have at most 262144 bytes\"",
 		within: "within the API server's limit of 262,144 bytes: client-side kubectl apply works again",
 	},
 	{
 		exceeded: sizeStorageExceeded, fits: sizeStorageFits, limit: crd.StorageLimit,
-		measure: (*crd.CRD).StoredSize,
-		what:    "the request that stores it in etcd (protobuf, as kube-apiserver stores it; at least, before managedFields and status)", s: "s",
+		measure: (*crd.CRD).StoredSize, bounds: (*crd.CRD).StoredBounds,
+		what: "the request that stores it in etcd (protobuf, as kube-apiserver stores it; at least, before managedFields and status)", s: "s",
 		past:   "past etcd's default request limit of 1,572,864 bytes (1.5 MiB): the API server refuses it with \"etcdserver: request is too large\"",
 		within: "within etcd's default request limit of 1,572,864 bytes (1.5 MiB)",
 	},
@@ -136,6 +138,9 @@ func checkSizes(e *emitter) {
 		return
 	}
 	for _, l := range sizeLimits {
+		if l.settled(e.pair.Old, e.pair.New) {
+			continue
+		}
 		after, err := l.measure(e.pair.New)
 		if err != nil {
 			continue // a document without text or object: nothing a client would send
@@ -163,6 +168,20 @@ func checkSizes(e *emitter) {
 			e.crd(l.fits, finding.Head, namePath, before, after, "CRD %s: %s shrink%s from %s to %s bytes, %s", e.pair.New.Name, l.what, l.s, crd.Bytes(before), crd.Bytes(after), l.within)
 		}
 	}
+}
+
+// settled reports whether the bounds alone show that no finding is due: both sides within the
+// limit, or both over it (a new CRD: within). Otherwise the sizes are measured exactly.
+func (l sizeLimit) settled(old, new *crd.CRD) bool {
+	nlo, nhi, ok := l.bounds(new)
+	if !ok {
+		return false
+	}
+	if old == nil {
+		return nhi <= l.limit
+	}
+	olo, ohi, ok := l.bounds(old)
+	return ok && (nhi <= l.limit && ohi <= l.limit || nlo > l.limit && olo > l.limit)
 }
 
 // live reports whether a CRD was read from a cluster (kube://NAME).
