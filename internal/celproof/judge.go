@@ -297,6 +297,16 @@ func (j *Judge) judge(c Change) (res Result) {
 		}
 		return false
 	}
+	// An added rule over values without end (strings, numbers, lists) is seldom decided by the
+	// sample, and a witness built from what the rule tests (synth.go) needs no sample: try that
+	// first, and the sample (with its proofs) only when it finds none.
+	synthFirst := c.Before == nil && !complete
+	if synthFirst {
+		if ex, stored := j.synthesized(c, e, root, transition, sr.consts.strings); ex != nil {
+			res.Verdict, res.Example, res.Stored = Witness, ex, stored
+			return res
+		}
+	}
 	if sample() {
 		return res
 	}
@@ -314,8 +324,12 @@ func (j *Judge) judge(c Change) (res Result) {
 	}
 	if !res.Verdict.Safe() {
 		// Neither proven nor refuted by the sample: build candidates from what the new rule
-		// tests (see synth.go).
-		if ex, stored := j.synthesized(c, e, root, transition, sr.consts.strings); ex != nil {
+		// tests (see synth.go), unless that was done first.
+		var ex, stored map[string]any
+		if !synthFirst {
+			ex, stored = j.synthesized(c, e, root, transition, sr.consts.strings)
+		}
+		if ex != nil {
 			res.Verdict, res.Example, res.Stored = Witness, ex, stored
 		} else {
 			res.Why = j.why(c, oldNode, unsafe)
