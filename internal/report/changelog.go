@@ -203,9 +203,18 @@ func changelogWhat(f *finding.Finding) string {
 	}
 	name := "“" + Escape(f.RuleMessage) + "”"
 	if f.RuleMessage == "" {
-		name = "with the message " + CodeSpan(f.RuleMessageExpression)
+		name = byExpression(before) + CodeSpan(f.RuleMessageExpression)
 	}
 	return prose(before, f.Path) + name + prose(after, f.Path)
+}
+
+// byExpression introduces a rule named by its messageExpression: "has a new validation rule
+// with the message `…`", but "changed from "…" to a rule with the message `…`".
+func byExpression(before string) string {
+	if strings.HasSuffix(before, "rule ") {
+		return "with the message "
+	}
+	return "a rule with the message "
 }
 
 // ruleNamed splits what a CEL rule's finding says (w) around the rule's quoted expression, which

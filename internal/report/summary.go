@@ -263,7 +263,7 @@ func whatOf(f *finding.Finding) string {
 	} else {
 		after = Escape(after)
 	}
-	return Escape(before) + "with the message " + CodeSpan(shorten(f.RuleMessageExpression, room)) + after
+	return Escape(before) + byExpression(before) + CodeSpan(shorten(f.RuleMessageExpression, room)) + after
 }
 
 // oldRunes is the least a changed rule's line keeps of the old rule's expression.

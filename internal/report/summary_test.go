@@ -96,7 +96,7 @@ func TestChangedRuleLineKeepsTheMessage(t *testing.T) {
 	for _, tc := range []struct{ name, message, expression, want string }{
 		{name: "messageExpression", expression: "'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'",
 			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
-				"\"self.all(l, l.protocol in \\['HTTPS', 'TL…\" to with the message `'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'`"},
+				"\"self.all(l, l.protocol in \\['HTTPS', 'TL…\" to a rule with the message `'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'`"},
 		{name: "message", message: "tls mode must be Terminate for protocol TLS",
 			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
 				"\"self.all(l, l.protocol in \\['HTTPS', 'TLS'\\] ? has(l.tls) : tr…\" to “tls mode must be Terminate for protocol TLS”"},
