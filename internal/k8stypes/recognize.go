@@ -95,7 +95,7 @@ func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
 }
 
 func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
-	var rarest []*Type
+	var rarest []string
 	first := true
 	for name := range schema.Properties {
 		ts, ok := s.byField[name]
@@ -107,9 +107,9 @@ func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 		}
 	}
 	var best []*Type
-	for _, t := range rarest {
-		nodes := 0
-		if !s.fitsType(t, schema, 0, &nodes) || 2*len(schema.Properties) < len(t.Fields) && nodes < minNodes {
+	for _, key := range rarest {
+		t, nodes := s.Type(key), 0
+		if t == nil || !s.fitsType(t, schema, 0, &nodes) || 2*len(schema.Properties) < len(t.Fields) && nodes < minNodes {
 			continue
 		}
 		switch {
@@ -139,7 +139,10 @@ func (s *Set) fingerprint(schema *apiextv1.JSONSchemaProps) Place {
 	if len(ts) != 1 || ownRules(schema) {
 		return Place{}
 	}
-	t := ts[0]
+	t := s.Type(ts[0])
+	if t == nil {
+		return Place{}
+	}
 	mapType := ""
 	if schema.XMapType != nil {
 		mapType = *schema.XMapType
@@ -165,28 +168,29 @@ func (s *Set) extended(schema *apiextv1.JSONSchemaProps) Place {
 	if schema.AdditionalProperties != nil || ownRules(schema) {
 		return Place{}
 	}
-	names := map[*Type]int{}
+	names := map[string]int{}
 	for name := range schema.Properties {
-		for _, t := range s.byField[name] {
-			names[t]++
+		for _, key := range s.byField[name] {
+			names[key]++
 		}
 	}
-	var best *Type
+	best := ""
 	most, tie := 0, false
-	for t, n := range names {
+	for key, n := range names {
 		// The most names, then the fewest fields (Container before EphemeralContainer, which
 		// has Container's and one more), as exact recognition prefers.
 		switch {
-		case n > most || n == most && len(t.Fields) < len(best.Fields):
-			best, most, tie = t, n, false
-		case n == most && len(t.Fields) == len(best.Fields):
+		case n > most || n == most && s.fields[key] < s.fields[best]:
+			best, most, tie = key, n, false
+		case n == most && s.fields[key] == s.fields[best]:
 			tie = true
 		}
 	}
-	if best == nil || tie || !s.extension(best, schema) {
+	t := s.Type(best)
+	if t == nil || tie || !s.extension(t, schema) {
 		return Place{}
 	}
-	return Place{Shape: &Shape{Kind: KindObject, Ref: best.Key}, Extended: true}
+	return Place{Shape: &Shape{Kind: KindObject, Ref: best}, Extended: true}
 }
 
 // extension says whether a node is t extended with fields of its own.
@@ -214,7 +218,7 @@ func (s *Set) Property(parent Place, name string) Place {
 	if parent.Shape == nil || parent.Shape.Kind != KindObject {
 		return Place{}
 	}
-	t := s.byKey[parent.Shape.Ref]
+	t := s.Type(parent.Shape.Ref)
 	f := s.Field(t, name)
 	switch {
 	case f == nil && parent.Extended:
@@ -305,7 +309,7 @@ func (s *Set) fits(sh *Shape, schema *apiextv1.JSONSchemaProps, depth int, nodes
 	case KindString, KindInteger, KindNumber, KindBoolean:
 		return schema.Type == sh.Kind && !schema.XIntOrString
 	case KindObject:
-		return s.fitsType(s.byKey[sh.Ref], schema, depth, nodes)
+		return s.fitsType(s.Type(sh.Ref), schema, depth, nodes)
 	case KindArray:
 		if schema.Type != "array" || sh.Elem == nil {
 			return false

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	_ "embed" // the generated data
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -83,24 +84,34 @@ const (
 	KindAny         = "any"
 )
 
-// Set is every known type, indexed for recognition.
+// Set is every known type, indexed for recognition. Decode indexes each type by the names of
+// its fields and its fingerprint and decodes the type itself when it is first asked for: a run
+// asks for a few of the hundreds, and decoding them all took longer than comparing a small CRD.
 type Set struct {
 	// Source says where the data was read: k8s.io/api v0.37.2.
-	Source string  `json:"source"`
-	Types  []*Type `json:"types"`
-	byKey  map[string]*Type
-	// byField lists the types with a property of each name that a schema node can be on its
-	// own (not inline, not a whole object), for recognising a node by its property names.
-	byField map[string][]*Type
-	// byDoc lists the types with each fingerprint (Type.Doc).
-	byDoc map[string][]*Type
+	Source string `json:"source"`
+	// Types are what Encode writes; a decoded Set leaves them to Type.
+	Types []*Type `json:"types"`
+	// lines holds each type's line of the data file by key, decoded by Type; fields counts
+	// each type's fields.
+	lines  map[string][]byte
+	fields map[string]int
+	// byField lists the keys of the types with a property of each name that a schema node can
+	// be on its own (not inline, not a whole object), for recognising a node by its property
+	// names.
+	byField map[string][]string
+	// byDoc lists the keys of such types with each fingerprint (Type.Doc).
+	byDoc map[string][]string
+
+	mu    sync.Mutex
+	byKey map[string]*Type // decoded so far; nil for a line that does not decode
 	field map[*Type]map[string]*Field
 }
 
 //go:embed types.json
 var data []byte
 
-// Builtin returns the types read from the k8s.io/api crdguard links, decoded once.
+// Builtin returns the types read from the k8s.io/api crdguard links, indexed once.
 var Builtin = sync.OnceValue(func() *Set {
 	s, err := Decode(data)
 	if err != nil {
@@ -109,14 +120,188 @@ var Builtin = sync.OnceValue(func() *Set {
 	return s
 })
 
-// Decode reads a Set written by Encode.
+// typesOpen is the end of the first line Encode writes.
+const typesOpen = `"types": [`
+
+// Decode reads a Set written by Encode: the first line names the source, each further line
+// is one type (see index).
 func Decode(b []byte) (*Set, error) {
-	s := &Set{}
-	if err := json.Unmarshal(b, s); err != nil {
-		return nil, fmt.Errorf("decoding built-in types: %w", err)
+	first, rest, _ := bytes.Cut(b, []byte("\n"))
+	var top struct {
+		Source string `json:"source"`
 	}
-	s.index()
+	if !bytes.HasSuffix(first, []byte(typesOpen)) || json.Unmarshal(append(bytes.Clone(first), "]}"...), &top) != nil {
+		return nil, errors.New("decoding built-in types: the first line is not one Encode writes")
+	}
+	s := &Set{Source: top.Source, lines: map[string][]byte{}, fields: map[string]int{}, byField: map[string][]string{}, byDoc: map[string][]string{},
+		byKey: map[string]*Type{}, field: map[*Type]map[string]*Field{}}
+	for n, line := range bytes.Split(rest, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte(","))
+		if len(line) == 0 || string(line) == "]}" {
+			continue
+		}
+		e, err := index(line)
+		if err != nil {
+			return nil, fmt.Errorf("decoding built-in types, line %d: %w", n+2, err)
+		}
+		if _, ok := s.lines[e.key]; ok {
+			return nil, fmt.Errorf("decoding built-in types, line %d: %s again", n+2, e.key)
+		}
+		s.lines[e.key], s.fields[e.key] = line, len(e.fields)
+		if e.standalone {
+			for _, f := range e.fields {
+				s.byField[f] = append(s.byField[f], e.key)
+			}
+			if e.doc != "" {
+				s.byDoc[e.doc] = append(s.byDoc[e.doc], e.key)
+			}
+		}
+	}
 	return s, nil
+}
+
+// entry is what the index needs of a type: its key, its fields' JSON names, whether a schema
+// node can be the type on its own (neither inline nor root), and its fingerprint.
+type entry struct {
+	key        string
+	fields     []string
+	standalone bool
+	doc        string
+}
+
+// index reads a type's entry from its line: scanned when the line is as Encode writes it (the
+// key, name and fields first, each field's json name first), decoded whole otherwise.
+func index(line []byte) (entry, error) {
+	if e, ok := scan(line); ok {
+		return e, nil
+	}
+	var t Type
+	if err := json.Unmarshal(line, &t); err != nil {
+		return entry{}, err
+	}
+	e := entry{key: t.Key, standalone: !t.Inline && !t.Root, doc: t.Doc}
+	for _, f := range t.Fields {
+		e.fields = append(e.fields, f.JSON)
+	}
+	return e, nil
+}
+
+// scan is index for a line in Encode's form; ok is false for any other.
+func scan(line []byte) (e entry, ok bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"key":`))
+	if !ok {
+		return e, false
+	}
+	if e.key, rest, ok = plainString(rest); !ok {
+		return e, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"name":`)); !ok {
+		return e, false
+	}
+	if _, rest, ok = plainString(rest); !ok {
+		return e, false
+	}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"fields":`)); !ok {
+		return e, false
+	}
+	if after, null := bytes.CutPrefix(rest, []byte("null")); null {
+		rest = after
+	} else if rest, ok = bytes.CutPrefix(rest, []byte("[")); !ok {
+		return e, false
+	} else {
+		for !bytes.HasPrefix(rest, []byte("]")) {
+			field, ok := bytes.CutPrefix(rest, []byte(`{"json":`))
+			if !ok {
+				return e, false
+			}
+			name, _, ok := plainString(field)
+			end := valueEnd(rest)
+			if !ok || end < 0 {
+				return e, false
+			}
+			e.fields = append(e.fields, name)
+			rest, _ = bytes.CutPrefix(rest[end:], []byte(","))
+		}
+		rest = rest[1:]
+	}
+	e.standalone = true
+	for len(rest) > 0 && rest[0] == ',' {
+		name, after, ok := plainString(rest[1:])
+		if !ok || len(after) == 0 || after[0] != ':' {
+			return e, false
+		}
+		v := after[1:]
+		end := valueEnd(v)
+		if end < 0 {
+			return e, false
+		}
+		switch name {
+		case "inline", "root":
+			if string(v[:end]) != "true" {
+				return e, false
+			}
+			e.standalone = false
+		case "doc":
+			if json.Unmarshal(v[:end], &e.doc) != nil {
+				return e, false
+			}
+		case "mapType":
+		default:
+			return e, false
+		}
+		rest = v[end:]
+	}
+	return e, string(rest) == "}"
+}
+
+// plainString reads a JSON string without escapes at the start of b.
+func plainString(b []byte) (s string, rest []byte, ok bool) {
+	if len(b) == 0 || b[0] != '"' {
+		return "", nil, false
+	}
+	end := bytes.IndexByte(b[1:], '"')
+	if end < 0 || bytes.IndexByte(b[1:1+end], '\\') >= 0 {
+		return "", nil, false
+	}
+	return string(b[1 : 1+end]), b[2+end:], true
+}
+
+// valueEnd is the index just past the JSON value at the start of b (an object, an array, a
+// string or a literal), or -1.
+func valueEnd(b []byte) int {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return -1
+			}
+		case '{', '[':
+			depth++
+			continue
+		case '}', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+			continue
+		default:
+			continue
+		}
+		if depth == 0 {
+			return i + 1
+		}
+		if depth < 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // Encode writes the set as the committed data file: JSON with one type a line, so that a
@@ -124,7 +309,7 @@ func Decode(b []byte) (*Set, error) {
 func (s *Set) Encode() ([]byte, error) {
 	var b bytes.Buffer
 	src, _ := json.Marshal(s.Source)
-	fmt.Fprintf(&b, "{\"source\": %s, \"types\": [\n", src)
+	fmt.Fprintf(&b, "{\"source\": %s, %s\n", src, typesOpen)
 	for i, t := range s.Types {
 		line, err := json.Marshal(t)
 		if err != nil {
@@ -140,32 +325,38 @@ func (s *Set) Encode() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func (s *Set) index() {
-	s.byKey = make(map[string]*Type, len(s.Types))
-	s.byField = map[string][]*Type{}
-	s.field = make(map[*Type]map[string]*Field, len(s.Types))
-	s.byDoc = map[string][]*Type{}
-	for _, t := range s.Types {
-		s.byKey[t.Key] = t
-		if t.Doc != "" && !t.Inline && !t.Root {
-			s.byDoc[t.Doc] = append(s.byDoc[t.Doc], t)
-		}
+// Type returns the type with this key, or nil, decoding it when first asked for.
+func (s *Set) Type(key string) *Type {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.byKey[key]; ok {
+		return t
+	}
+	line, ok := s.lines[key]
+	if !ok {
+		return nil
+	}
+	t := &Type{}
+	if json.Unmarshal(line, t) != nil || t.Key != key {
+		t = nil // a build defect the tests catch; recognition goes without the type
+	}
+	s.byKey[key] = t
+	if t != nil {
 		fs := make(map[string]*Field, len(t.Fields))
 		for i := range t.Fields {
 			fs[t.Fields[i].JSON] = &t.Fields[i]
-			if !t.Inline && !t.Root {
-				s.byField[t.Fields[i].JSON] = append(s.byField[t.Fields[i].JSON], t)
-			}
 		}
 		s.field[t] = fs
 	}
+	return t
 }
 
-// Type returns the type with this key, or nil.
-func (s *Set) Type(key string) *Type { return s.byKey[key] }
-
 // Field returns a type's property of this JSON name, or nil.
-func (s *Set) Field(t *Type, name string) *Field { return s.field[t][name] }
+func (s *Set) Field(t *Type, name string) *Field {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.field[t][name]
+}
 
 // NormalDoc reads a description as controller-gen writes a doc comment, so that the
 // generators of several years compare equal: lines starting with TODO are left out (newer
