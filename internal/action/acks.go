@@ -2,12 +2,14 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/crdguard/crdguard/internal/check"
 	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/source"
@@ -15,24 +17,35 @@ import (
 
 // acknowledgements reads from GitHub what policy.Decide judges: the current labels of the pull
 // requests the run carries (a re-run replays the original event, so a label added since is only
-// known to the API; the event's labels serve when the API cannot answer) and the replies to
-// crdguard's comments on them. A pull request run carries its pull request; a merge group the
-// pull requests queued in it; a push the pull request whose merge it is; anything else none.
-func (r *run) acknowledgements(ctx context.Context, cfg *policy.Config, repo *source.Repo) policy.Context {
+// known to the API; the event's labels serve when the API cannot answer), the replies to
+// crdguard's comments on them, and, when a merge group or push carries several pull requests or
+// commits of none, which changes each brings (attribute.go). A pull request run carries its pull
+// request; a merge group those queued in it; a push those that merged its commits.
+func (r *run) acknowledgements(ctx context.Context, cfg *policy.Config, repo *source.Repo, opts check.GitOptions, res *check.GitResult) policy.Context {
 	pc := policy.Context{Run: r.target.kind, Label: cfg.AcknowledgeLabel}
-	var numbers []int
+	var segs []segment
 	switch r.target.kind {
 	case policy.PullRequestRun:
-		numbers = []int{r.target.pr}
-	case policy.MergeGroupRun:
-		numbers = queued(r.target.queueRef, repo, r.target.base, r.target.head)
-		if len(numbers) == 0 {
-			r.logf("merge group %q names no pull request: only the configuration acknowledges changes", r.target.queueRef)
-		} else {
-			r.logf("merge group: %s", prList(numbers))
+		segs = []segment{{pr: r.target.pr}}
+	case policy.MergeGroupRun, policy.PushRun:
+		if r.pub == nil {
+			r.logf("no GitHub API: only the configuration acknowledges changes")
+			return pc
 		}
-	case policy.PushRun:
-		numbers = r.mergedBy(ctx)
+		segs = r.segments(ctx, repo, res)
+	}
+	var numbers []int
+	for _, s := range segs {
+		if s.pr != 0 && !slices.Contains(numbers, s.pr) {
+			numbers = append(numbers, s.pr)
+		}
+	}
+	if r.target.kind != policy.PullRequestRun {
+		if len(numbers) == 0 {
+			r.logf("%s: no pull request brought these commits: only the configuration acknowledges changes", r.target.kind)
+		} else {
+			r.logf("%s: %s", r.target.kind, prList(numbers))
+		}
 	}
 	for _, n := range numbers {
 		pr := policy.PullRequest{Number: n}
@@ -55,78 +68,56 @@ func (r *run) acknowledgements(ctx context.Context, cfg *policy.Config, repo *so
 		}
 		pc.PullRequests = append(pc.PullRequests, pr)
 	}
+	if len(numbers) > 0 {
+		if err := r.attribute(repo, opts, cfg, segs, &pc); err != nil {
+			r.logf("%v: only the configuration acknowledges changes", err)
+			pc.PullRequests = nil
+		}
+	}
 	return pc
 }
 
-// mergedBy asks GitHub which pull request a pushed commit is the merge of (GET …/commits/{sha}/pulls:
-// merged, with that merge commit). A direct push has none, and only the configuration
-// acknowledges its changes.
-func (r *run) mergedBy(ctx context.Context) []int {
-	if r.pub == nil {
-		return nil
+// segments splits what a merge group or push compared (res) into the runs of commits each pull
+// request brought; none when they cannot be told apart (then no pull request acknowledges
+// anything). A forced push also dropped the commits between the merge base and before: undoing
+// them is no pull request's.
+func (r *run) segments(ctx context.Context, repo *source.Repo, res *check.GitResult) []segment {
+	if r.target.kind == policy.MergeGroupRun {
+		segs, ok := r.queueSegments(ctx, repo, res.MergeBase)
+		if !ok {
+			return nil
+		}
+		return segs
 	}
-	prs, err := r.pub.API.PullRequestsOfCommit(ctx, r.target.head)
-	if err != nil {
-		r.logf("could not ask which pull request %s came from (%v): only the configuration acknowledges changes", abbrev(r.target.head), err)
-		return nil
-	}
-	var out []int
-	for _, pr := range prs {
-		if pr.Merged && pr.MergeCommitSHA == r.target.head {
-			out = append(out, pr.Number)
+	from := res.MergeBase
+	var dropped []segment
+	if r.target.forced {
+		b, errB := repo.Commit(res.Base)
+		h, errH := repo.Commit(res.Head)
+		if errB != nil || errH != nil {
+			r.logf("push: %v: only the configuration acknowledges changes", errors.Join(errB, errH))
+			return nil
+		}
+		mb, err := repo.MergeBase(b, h)
+		if err != nil {
+			r.logf("push: the forced push's merge base: %v: only the configuration acknowledges changes", err)
+			return nil
+		}
+		from = mb.Hash.String()
+		if from != res.Base {
+			dropped = []segment{{from: res.Base, to: from}}
 		}
 	}
-	if len(out) == 0 {
-		r.logf("push: %s is not the merge of a pull request (a direct push): only the configuration acknowledges changes", abbrev(r.target.head))
-	} else {
-		r.logf("push: %s merged %s", abbrev(r.target.head), prList(out))
+	commits, ok := firstParents(repo, from, res.Head)
+	if !ok {
+		r.logf("push: %s is not on the first-parent line of %s within %d commits: only the configuration acknowledges changes", abbrev(from), abbrev(res.Head), maxChain)
+		return nil
 	}
-	return out
+	return append(dropped, r.pushSegments(ctx, commits, from)...)
 }
 
 // queueRefRE is a merge queue's branch: gh-readonly-queue/<base branch>/pr-<number>-<base sha>.
 var queueRefRE = regexp.MustCompile(`^(?:refs/heads/)?gh-readonly-queue/.+/pr-([0-9]+)-[0-9a-f]{40}$`)
-
-// queuedSubjectRE finds the pull request a queued commit brings: the merge method's "Merge pull
-// request #N from …", or the squash method's subject ending in "(#N)".
-var queuedSubjectRE = regexp.MustCompile(`^Merge pull request #([0-9]+) from |\(#([0-9]+)\)$`)
-
-// maxQueued bounds the commits of a merge group read for pull request numbers (GitHub's merge
-// queue builds at most 100 pull requests into one group).
-const maxQueued = 100
-
-// queued lists the pull requests in a merge group: the one its branch names, and those the
-// group's own commits (head's first parents back to base) name, in queue order.
-func queued(queueRef string, repo *source.Repo, base, head string) []int {
-	var out []int
-	add := func(s string) {
-		if n, err := strconv.Atoi(s); err == nil && n > 0 && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	if repo != nil {
-		var found []string
-		c, err := repo.Commit(head)
-		for i := 0; err == nil && i < maxQueued && c.Hash.String() != base; i++ {
-			subject, _, _ := strings.Cut(c.Message, "\n")
-			if m := queuedSubjectRE.FindStringSubmatch(strings.TrimSpace(subject)); m != nil {
-				found = append(found, m[1]+m[2])
-			}
-			if c.NumParents() == 0 {
-				break
-			}
-			c, err = c.Parent(0)
-		}
-		slices.Reverse(found)
-		for _, n := range found {
-			add(n)
-		}
-	}
-	if m := queueRefRE.FindStringSubmatch(queueRef); m != nil {
-		add(m[1])
-	}
-	return out
-}
 
 func prList(numbers []int) string {
 	var parts []string

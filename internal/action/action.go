@@ -7,7 +7,6 @@ package action
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,92 +117,6 @@ func list(v string) []string {
 		}
 	}
 	return out
-}
-
-// event is what crdguard reads of the webhook payload.
-type event struct {
-	PullRequest *struct {
-		Number int `json:"number"`
-		Base   struct {
-			SHA string `json:"sha"`
-		} `json:"base"`
-		Head struct {
-			SHA  string `json:"sha"`
-			Repo struct {
-				Fork bool `json:"fork"`
-			} `json:"repo"`
-		} `json:"head"`
-		Labels []struct {
-			Name string `json:"name"`
-		} `json:"labels"`
-	} `json:"pull_request"`
-	MergeGroup *struct {
-		HeadSHA string `json:"head_sha"`
-		BaseSHA string `json:"base_sha"`
-		HeadRef string `json:"head_ref"`
-	} `json:"merge_group"`
-	WorkflowRun *workflowRun `json:"workflow_run"`
-	Before      string       `json:"before"`
-	After       string       `json:"after"`
-}
-
-// target is what one run compares and where it reports.
-type target struct {
-	pr               int // 0 for a push
-	base, head       string
-	labels           []string
-	fork             bool
-	nothingToCompare string // set when there is nothing to do, with the reason
-	// kind is policy.PullRequestRun, MergeGroupRun, PushRun or "" (explicit refs): whose
-	// acknowledgements apply.
-	kind string
-	// queueRef is a merge group's head_ref (gh-readonly-queue/<base>/pr-<N>-<sha>).
-	queueRef string
-	// run is a workflow_run event's run; the pull request it posts for is found later.
-	run *workflowRun
-}
-
-func readEvent(name, path string) (target, error) {
-	if name == "" || path == "" {
-		return target{}, errors.New("GITHUB_EVENT_NAME or GITHUB_EVENT_PATH is not set, so there is no event to say what to compare: crdguard action runs in a GitHub Actions workflow (pull_request, pull_request_target, merge_group or push); elsewhere give the base and head inputs (INPUT_BASE, INPUT_HEAD), or run crdguard check --base REF")
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return target{}, fmt.Errorf("reading the event (GITHUB_EVENT_PATH): %w", err)
-	}
-	var ev event
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return target{}, fmt.Errorf("event %s: %w", path, err)
-	}
-	switch name {
-	case "pull_request", "pull_request_target", "pull_request_review_comment":
-		pr := ev.PullRequest
-		if pr == nil || pr.Base.SHA == "" || pr.Head.SHA == "" {
-			return target{}, fmt.Errorf("%s event without pull_request.base.sha and head.sha", name)
-		}
-		t := target{pr: pr.Number, base: pr.Base.SHA, head: pr.Head.SHA, fork: pr.Head.Repo.Fork, kind: policy.PullRequestRun}
-		for _, l := range pr.Labels {
-			t.labels = append(t.labels, l.Name)
-		}
-		return t, nil
-	case "merge_group":
-		// A merge queue tests head_sha (base plus the queued pull requests); the required check
-		// must report there. There is no pull request to review.
-		mg := ev.MergeGroup
-		if mg == nil || mg.BaseSHA == "" || mg.HeadSHA == "" {
-			return target{}, fmt.Errorf("merge_group event without merge_group.base_sha and head_sha")
-		}
-		return target{base: mg.BaseSHA, head: mg.HeadSHA, kind: policy.MergeGroupRun, queueRef: mg.HeadRef}, nil
-	case "push":
-		t := target{base: ev.Before, head: ev.After, kind: policy.PushRun}
-		if strings.Trim(ev.Before, "0") == "" {
-			t.nothingToCompare = "a new branch was pushed: there is no earlier commit to compare with"
-		}
-		return t, nil
-	case "workflow_run":
-		return workflowRunTarget(ev.WorkflowRun)
-	}
-	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, pull_request_review_comment, merge_group, push or workflow_run)", name)
 }
 
 // run holds one run's state.
@@ -342,10 +255,13 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	}
 	r.target.head = head.Hash.String()
 	r.startCheck(ctx, r.target.head)
+	if err := r.newBranchBase(head); err != nil {
+		return 0, err
+	}
 	pub := r.pub
 	opts := check.GitOptions{
 		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
-		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...),
+		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...), Direct: r.target.forced,
 	}
 	stop, err := in.cluster.apply(ctx, &opts)
 	if err != nil {
@@ -361,7 +277,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	for _, n := range notices {
 		r.gha.Noticef("%s", n)
 	}
-	dec := policy.Decide(out.Findings, in.failOn, r.acknowledgements(ctx, cfg, repo))
+	dec := policy.Decide(out.Findings, in.failOn, r.acknowledgements(ctx, cfg, repo, opts, res))
 	for _, n := range dec.Notes {
 		r.logf("%s", n)
 	}
@@ -592,7 +508,7 @@ func verdict(rep report.Report, fails, acknowledged bool, label, kind string, ac
 	case acknowledged:
 		who := "The pull request carries"
 		if kind != policy.PullRequestRun {
-			who = "Every pull request this commit brings carries"
+			who = "Each pull request that brings these changes acknowledged them by reply or carries"
 		}
 		return github.Neutral, "Breaking CRD changes acknowledged (" + counts + ")",
 			who + " the label **" + report.Escape(label) + "**, so these findings do not fail the check."

@@ -41,6 +41,9 @@ type pullRequest struct {
 	runHead  string
 	// fork marks the pull request's head as a fork's.
 	fork bool
+	// forced and pushed are a push event's forced and its commits' IDs.
+	forced bool
+	pushed []string
 }
 
 func newPullRequest(t *testing.T) *pullRequest {
@@ -106,7 +109,11 @@ func (pr *pullRequest) run() (int, string) {
 	}})
 	switch pr.env["GITHUB_EVENT_NAME"] {
 	case "push":
-		ev, _ = json.Marshal(map[string]any{"before": pr.base, "after": pr.head})
+		commits := []map[string]string{}
+		for _, id := range pr.pushed {
+			commits = append(commits, map[string]string{"id": id})
+		}
+		ev, _ = json.Marshal(map[string]any{"before": pr.base, "after": pr.head, "forced": pr.forced, "commits": commits})
 	case "merge_group":
 		ref := pr.queueRef
 		if ref == "" {

@@ -34,11 +34,13 @@ func (pr *pullRequest) as(event string, number int, base, head string) (int, str
 	if event == "workflow_run" {
 		pr.env["GITHUB_SHA"] = base // a workflow_run runs on the default branch
 	}
-	diff, err := exec.Command("git", "-C", pr.repo.Dir, "diff", "-U3", base, head).Output()
-	if err != nil {
-		pr.t.Fatal(err)
+	if strings.Trim(base, "0") != "" { // a new branch's push has no before
+		diff, err := exec.Command("git", "-C", pr.repo.Dir, "diff", "-U3", base, head).Output()
+		if err != nil {
+			pr.t.Fatal(err)
+		}
+		pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
 	}
-	pr.srv.Files = fakegithub.FilesFromUnifiedDiff(string(diff))
 	pr.srv.Commits[base], pr.srv.Commits[head] = true, true
 	since := len(pr.srv.Requests())
 	code, out := pr.run()
@@ -172,33 +174,49 @@ func changeOf(t *testing.T, srv *fakegithub.Server, id int64) string {
 	return ""
 }
 
-// queue builds a merge group of two pull requests on the example's base: #41 removes
-// .spec.name (merged with the merge method's message), #42 lowers the maximum of .spec.size
-// (squashed, "(#42)"). It returns the two commits.
+// queue builds a merge group of two pull requests on the example's base, merged by rebase (the
+// commits carry no pull request number): #41 removes .spec.name, #42 lowers the maximum of
+// .spec.size. It returns the two commits; the queue's branch of #41 ends at the first, #42's
+// (the group's own) at the second.
 func queue(t *testing.T, pr *pullRequest) (first, second string) {
 	t.Helper()
 	pr.repo.Checkout(mustHash(t, pr.base))
 	crd := readFile(t, pr.repo.Dir+"/config/crd/widgets.yaml")
 	pr.repo.Write("config/crd/widgets.yaml", []byte(strings.Replace(crd,
 		"                name:\n                  type: string\n                  description: Display name.\n", "", 1)))
-	first = pr.repo.Commit("Merge pull request #41 from maria/drop-name\n\nDrop .spec.name").String()
+	first = pr.repo.Commit("Drop .spec.name").String()
 	pr.repo.Copy("config/crd/widgets.yaml", "../../testdata/action/pr/head.yaml")
-	second = pr.repo.Commit("Lower the size limit (#42)").String()
+	second = pr.repo.Commit("Lower the size limit").String()
 	return first, second
+}
+
+// queueBranches are the merge queue's branches GitHub lists for a group of #41 (up to first)
+// and #42 (up to head), on base.
+func queueBranches(base, first, head string) map[string]string {
+	return map[string]string{
+		"refs/heads/gh-readonly-queue/main/pr-41-" + base:  first,
+		"refs/heads/gh-readonly-queue/main/pr-42-" + base:  head,
+		"refs/heads/gh-readonly-queue/main-2/pr-7-" + base: base, // another branch's queue
+	}
 }
 
 // A merge group applies the acknowledgements of the pull requests in it, read from GitHub as
 // the pull request run reads them: the label of a group of one, replies by change. In a group
-// of several, a change acknowledged by reply is acknowledged by the pull request that showed it;
-// the label acknowledges the group only when every pull request in it carries it.
+// of several (found from the queue's branches, merged by rebase: no commit names its pull
+// request), each change is acknowledged by the pull request that brought it, by reply or label:
+// the label of one pull request does not cover another's change.
 func TestMergeGroup(t *testing.T) {
 	type reply struct {
 		pr   int
 		rule string
 	}
+	several := []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
+		"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}
 	for _, tc := range []struct {
-		name       string
-		several    bool
+		name    string
+		several bool
+		// gone drops the queue branch of #41 (merged meanwhile): its commits join #42's.
+		gone       bool
 		labels     map[int][]string
 		replies    []reply
 		code       int
@@ -209,28 +227,31 @@ func TestMergeGroup(t *testing.T) {
 	}{
 		{name: "one pull request, labelled", labels: map[int][]string{42: {"area/api", ackLabel}}, code: ExitOK, conclusion: "neutral",
 			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)",
-			calls: []string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
 		{name: "one pull request, not acknowledged", labels: map[int][]string{42: {"area/api"}}, code: ExitFindings, conclusion: "failure",
 			title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
-			calls: []string{"POST check-runs 201", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
 		{name: "several, every pull request labelled", several: true, labels: map[int][]string{41: {ackLabel}, 42: {ackLabel}}, code: ExitOK, conclusion: "neutral",
-			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)",
-			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
-				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
-		{name: "several, one pull request labelled", several: true, labels: map[int][]string{41: {ackLabel}}, code: ExitFindings, conclusion: "failure",
-			title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
-			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
-				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)", calls: several},
+		{name: "several, only the first labelled", several: true, labels: map[int][]string{41: {ackLabel}}, code: ExitFindings, conclusion: "failure",
+			title: "Breaking CRD changes: 2 breaking changes, 0 warnings", calls: several},
+		// The group's own pull request (head_ref) does not cover the change the other one brought.
+		{name: "several, only the group's own pull request labelled", several: true, labels: map[int][]string{42: {ackLabel}}, code: ExitFindings, conclusion: "failure",
+			title: "Breaking CRD changes: 2 breaking changes, 0 warnings", calls: several},
+		{name: "several, one labelled, the other's change acknowledged by reply", several: true, labels: map[int][]string{41: {ackLabel}}, replies: []reply{{42, "max-decreased"}},
+			code: ExitOK, conclusion: "neutral", title: "Breaking CRD changes acknowledged (1 breaking change, 0 warnings)",
+			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1008 200"), acked: []string{"max-decreased on #\u200b42"}},
 		{name: "several, each change acknowledged by reply on its pull request", several: true, replies: []reply{{41, "field-removed"}, {42, "max-decreased"}},
 			code: ExitOK, conclusion: "success", title: "No breaking CRD changes (1 CRD compared; 2 changes acknowledged)",
-			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
-				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1009 200"},
+			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1009 200"),
 			acked: []string{"field-removed on #\u200b41", "max-decreased on #\u200b42"}},
 		{name: "several, one change acknowledged by reply", several: true, replies: []reply{{42, "max-decreased"}},
 			code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 1 breaking change, 0 warnings (1 acknowledged)",
-			calls: []string{"POST check-runs 201", "GET issues/41/labels 200", "GET /user 403", "GET pulls/41/comments 200",
-				"GET issues/42/labels 200", "GET pulls/42/comments 200", "PATCH check-runs/1008 200"},
+			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1008 200"),
 			acked: []string{"max-decreased on #\u200b42"}},
+		{name: "the first's queue branch gone: the group's pull request must cover both", several: true, gone: true, labels: map[int][]string{41: {ackLabel}},
+			code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
+			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := newPullRequest(t)
@@ -238,6 +259,10 @@ func TestMergeGroup(t *testing.T) {
 			first := ""
 			if tc.several {
 				first, head = queue(t, pr)
+			}
+			pr.srv.Refs = queueBranches(base, first, head)
+			if !tc.several || tc.gone {
+				delete(pr.srv.Refs, "refs/heads/gh-readonly-queue/main/pr-41-"+base)
 			}
 			if len(tc.replies) > 0 {
 				// Each pull request ran crdguard first, which commented on its own change.

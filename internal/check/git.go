@@ -37,6 +37,9 @@ type GitOptions struct {
 	// KubernetesVersion is the minor of the oldest Kubernetes the CRDs must install on (see
 	// rules.Options).
 	KubernetesVersion uint
+	// Direct compares base and head as they are rather than head with their merge base: a
+	// force-push replaced what the branch held (base) with head, dropped commits included.
+	Direct bool
 }
 
 // GitResult is a comparison of two commits.
@@ -76,7 +79,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	// be lost in a merge base. A branch is compared with its merge base, as a pull request shows
 	// it. Head counts as a release unless it is a branch (a tag, a SHA, a detached checkout).
 	mb, release := base, repo.IsRelease(o.Base) && !repo.IsBranch(o.Head)
-	if !release {
+	if !release && !o.Direct {
 		if mb, err = repo.MergeBase(base, head); err != nil {
 			return nil, err
 		}

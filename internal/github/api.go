@@ -78,6 +78,8 @@ type API interface {
 	PullRequestsOfCommit(ctx context.Context, sha string) ([]PullRequest, error)
 	// ReplyToComment answers a review comment in its thread.
 	ReplyToComment(ctx context.Context, pr int, to int64, body string) error
+	// MatchingRefs lists the references whose names start with a prefix (heads/…).
+	MatchingRefs(ctx context.Context, prefix string) ([]Ref, error)
 }
 
 // REST is the API over GitHub's REST endpoints (github.com or Enterprise Server).

@@ -53,6 +53,19 @@ func (r *REST) PullRequestsOfCommit(ctx context.Context, sha string) ([]PullRequ
 	}, pullRequestOf)
 }
 
+// Ref is a git reference as GitHub lists it: its full name and the commit it points at.
+type Ref struct {
+	Name, SHA string
+}
+
+// MatchingRefs reads GET /repos/{owner}/{repo}/git/matching-refs/{ref}: the references whose
+// names start with prefix (e.g. heads/gh-readonly-queue/main), every page.
+func (r *REST) MatchingRefs(ctx context.Context, prefix string) ([]Ref, error) {
+	return listAll(r, "references "+prefix, func(opts gh.ListOptions) ([]*gh.Reference, *gh.Response, error) {
+		return r.c.Git.ListMatchingRefs(ctx, r.owner, r.name, &gh.ReferenceListOptions{Ref: prefix, ListOptions: opts})
+	}, func(ref *gh.Reference) Ref { return Ref{Name: ref.GetRef(), SHA: ref.GetObject().GetSHA()} })
+}
+
 // ReplyToComment answers a review comment in its thread (POST …/pulls/{n}/comments with
 // in_reply_to); after a 5xx it looks for the reply before sending it again.
 func (r *REST) ReplyToComment(ctx context.Context, pr int, to int64, body string) error {

@@ -32,6 +32,13 @@ type Context struct {
 	PullRequests []PullRequest
 	// Label is the acknowledgement label (acknowledgeLabel).
 	Label string
+	// Attributed says which pull request brought which change is known: each pull request's
+	// Brings, and Unattributed for the commits of none (a direct push among merges). Without it
+	// every pull request is taken to bring every change (a run of one pull request).
+	Attributed bool
+	// Unattributed are the change IDs that commits of no known pull request bring: only the
+	// configuration acknowledges them.
+	Unattributed map[string]bool
 }
 
 // PullRequest is one pull request's acknowledgements as GitHub has them now.
@@ -41,6 +48,8 @@ type PullRequest struct {
 	Labels []string
 	// Replies are the replies to crdguard's inline comments on it.
 	Replies []Reply
+	// Brings are the change IDs its own commits bring, compared alone (with Attributed).
+	Brings map[string]bool
 }
 
 // Reply is a reply to a review comment of crdguard, as GitHub lists it.
@@ -93,15 +102,18 @@ type Decision struct {
 
 // Decide applies the pull requests' acknowledgements to the findings after the configuration
 // (Apply). A reply `/crdguard acknowledge <reason>` to crdguard's comment by an OWNER, MEMBER or
-// COLLABORATOR acknowledges that comment's change ID, and only it: a change pushed later has
-// another ID. The label acknowledges a run when its pull request carries it; a merge group's
-// or push's run when every pull request it carries does (a label covers its own pull request's
-// changes, and the run cannot tell which pull request brought which change), never a run with
-// no pull request.
+// COLLABORATOR acknowledges that comment's change ID on its pull request, and only it: a change
+// pushed later has another ID. A change counts as acknowledged when every pull request that
+// brings it acknowledges it (ctx.Attributed says which do; otherwise every pull request of the
+// run), and no commit of an unknown pull request brings it too. Acknowledged by replies alone,
+// the finding leaves the count; with a label among them (the label acknowledges every change of
+// its pull request), the run passes as neutral (ByLabel) when what no label or reply covers
+// would not fail it. A run with no pull request acknowledges nothing.
 func Decide(fs []finding.Finding, failOn FailOn, ctx Context) Decision {
 	var d Decision
-	by := map[string]Acknowledged{} // change → the first acknowledgement
+	acks := map[int]map[string]Acknowledged{} // pull request → change → its first acknowledgement
 	for _, pr := range ctx.PullRequests {
+		acks[pr.Number] = map[string]Acknowledged{}
 		for _, r := range pr.Replies {
 			reason, ok := parseCommand(r.Body)
 			switch {
@@ -123,8 +135,8 @@ func Decide(fs []finding.Finding, failOn FailOn, ctx Context) Decision {
 						orNone(r.Association), Command)})
 				}
 			default:
-				if _, seen := by[r.Change]; !seen {
-					by[r.Change] = Acknowledged{Reason: reason, By: fmt.Sprintf("@%s (%s) on #%d", r.Author, r.Association, pr.Number)}
+				if _, seen := acks[pr.Number][r.Change]; !seen {
+					acks[pr.Number][r.Change] = Acknowledged{Reason: reason, By: fmt.Sprintf("@%s (%s) on #%d", r.Author, r.Association, pr.Number)}
 				}
 				if !r.Answered {
 					d.Answers = append(d.Answers, Answer{Reply: r, Text: fmt.Sprintf(
@@ -133,30 +145,63 @@ func Decide(fs []finding.Finding, failOn FailOn, ctx Context) Decision {
 			}
 		}
 	}
+	var uncovered []finding.Finding // what neither a label nor a reply covers
 	for _, f := range fs {
-		if a, ok := by[f.Change]; ok && f.Change != "" {
-			a.Finding = f
-			d.Acknowledged = append(d.Acknowledged, a)
+		bringers := ctx.bringers(f.Change)
+		var replied []Acknowledged
+		labelled := 0
+		for _, pr := range bringers {
+			if a, ok := acks[pr.Number][f.Change]; ok {
+				replied = append(replied, a)
+			} else if ctx.Label != "" && slices.Contains(pr.Labels, ctx.Label) {
+				labelled++
+			}
+		}
+		switch {
+		case f.Change != "" && len(bringers) > 0 && len(replied) == len(bringers):
+			d.Acknowledged = append(d.Acknowledged, joined(f, replied))
 			continue
+		case f.Change == "" || len(bringers) == 0 || len(replied)+labelled < len(bringers):
+			uncovered = append(uncovered, f)
 		}
 		d.Findings = append(d.Findings, f)
 	}
 	d.Fails = failOn.Fails(d.Findings)
-	d.ByLabel = d.Fails && labelled(ctx)
+	d.ByLabel = d.Fails && !failOn.Fails(uncovered)
 	return d
 }
 
-// labelled says the run carries the label: its pull request, or every pull request it carries.
-func labelled(ctx Context) bool {
-	if ctx.Run == "" || len(ctx.PullRequests) == 0 || ctx.Label == "" {
-		return false
+// bringers are the pull requests that bring a change: those whose own commits bring it when
+// the run knows, else all of them; none when a commit of no known pull request brings it too.
+func (ctx Context) bringers(change string) []PullRequest {
+	if ctx.Run == "" {
+		return nil
 	}
+	if !ctx.Attributed {
+		return ctx.PullRequests
+	}
+	if ctx.Unattributed[change] {
+		return nil
+	}
+	var out []PullRequest
 	for _, pr := range ctx.PullRequests {
-		if !slices.Contains(pr.Labels, ctx.Label) {
-			return false
+		if pr.Brings[change] {
+			out = append(out, pr)
 		}
 	}
-	return true
+	return out
+}
+
+// joined is one acknowledgement of a finding from the replies of every pull request that
+// brings its change.
+func joined(f finding.Finding, replied []Acknowledged) Acknowledged {
+	a := Acknowledged{Finding: f}
+	var by, reasons []string
+	for _, r := range replied {
+		by, reasons = append(by, r.By), append(reasons, r.Reason)
+	}
+	a.By, a.Reason = strings.Join(by, "; "), strings.Join(reasons, "; ")
+	return a
 }
 
 // parseCommand reads a reply's first line: ok when it is the acknowledge command, with the

@@ -155,8 +155,10 @@ func TestStabilityOf(t *testing.T) {
 
 // Decide: a reply by someone with write access acknowledges its comment's change only; every
 // other reply acknowledges nothing, and only a refused one from someone without write access is
-// answered (once). The label acknowledges a pull request's run, a merge group's or push's only
-// when every pull request it carries has it.
+// answered (once). The label acknowledges a pull request's run. In a merge group or push, a
+// change is acknowledged when every pull request that brings it does (by reply or label), and
+// no commit of an unknown pull request brings it; without attribution every pull request is
+// taken to bring every change.
 func TestDecide(t *testing.T) {
 	removed := withChange(f("field-removed", finding.Error, ".spec.name", false))
 	lowered := withChange(f("max-decreased", finding.Error, ".spec.size", false))
@@ -212,10 +214,38 @@ func TestDecide(t *testing.T) {
 			kept: []string{"field-removed", "max-decreased"}, fails: true, byLabel: true},
 		{name: "merge group: one pull request not labelled", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{{Number: 42, Labels: []string{label}}, {Number: 43}}},
 			kept: []string{"field-removed", "max-decreased"}, fails: true},
-		{name: "merge group: each change acknowledged by reply in its own pull request", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{
+		{name: "merge group: each change acknowledged by reply in the pull request that brings it", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
+			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}, Brings: set(removed.Change)},
+			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}, Brings: set(lowered.Change)},
+		}}, acked: []string{"field-removed: @alice (MEMBER) on #42: planned", "max-decreased: @alice (MEMBER) on #43: measured"}, refused: []int64{7, 8}},
+		// Without attribution each pull request may have brought each change: one reply is not enough.
+		{name: "merge group, not attributed: a reply in one pull request each", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{
 			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}},
 			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}},
-		}}, acked: []string{"field-removed: @alice (MEMBER) on #42: planned", "max-decreased: @alice (MEMBER) on #43: measured"}, refused: []int64{7, 8}},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{7, 8}},
+		{name: "merge group: a change both pull requests bring needs both replies", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
+			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}, Brings: set(removed.Change)},
+			{Number: 43, Brings: set(removed.Change, lowered.Change)},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{7}},
+		{name: "merge group: both replies to a change both bring", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
+			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}, Brings: set(removed.Change)},
+			{Number: 43, Replies: []Reply{reply(8, removed.Change, "OWNER", "/crdguard acknowledge also here")}, Brings: set(removed.Change)},
+		}}, kept: []string{"max-decreased"}, acked: []string{"field-removed: @alice (MEMBER) on #42; @alice (OWNER) on #43: planned; also here"}, fails: true, refused: []int64{7, 8}},
+		{name: "merge group: the label of the pull request that brings the unreplied change", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
+			{Number: 42, Labels: []string{label}, Brings: set(removed.Change)},
+			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}, Brings: set(lowered.Change)},
+		}}, kept: []string{"field-removed"}, acked: []string{"max-decreased: @alice (MEMBER) on #43: measured"}, fails: true, byLabel: true, refused: []int64{8}},
+		{name: "merge group: a labelled pull request does not cover another's change", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
+			{Number: 42, Labels: []string{label}, Brings: set(removed.Change)},
+			{Number: 43, Brings: set(lowered.Change)},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true},
+		{name: "push: a direct commit brings the change too", ctx: Context{Run: PushRun, Label: label, Attributed: true, Unattributed: set(removed.Change), PullRequests: []PullRequest{
+			{Number: 42, Labels: []string{label}, Brings: set(removed.Change, lowered.Change)},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true},
+		{name: "merge group: a change no pull request brings alone", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
+			{Number: 42, Labels: []string{label}, Brings: set(lowered.Change)},
+			{Number: 43, Labels: []string{label}, Replies: []Reply{reply(8, removed.Change, "MEMBER", "/crdguard acknowledge measured")}},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{8}},
 		{name: "direct push: no pull request, no label", ctx: Context{Run: PushRun, Label: label}, kept: []string{"field-removed", "max-decreased"}, fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,4 +267,12 @@ func TestDecide(t *testing.T) {
 			}
 		})
 	}
+}
+
+func set(ids ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
 }

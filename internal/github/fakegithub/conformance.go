@@ -45,9 +45,13 @@ var operations = sync.OnceValues(func() ([]operation, error) {
 		last := 0
 		for _, m := range param.FindAllStringSubmatchIndex(path, -1) {
 			re.WriteString(regexp.QuoteMeta(path[last:m[0]]))
-			if integerParams[path[m[2]:m[3]]] {
+			switch name := path[m[2]:m[3]]; {
+			case integerParams[name]:
 				re.WriteString(`[0-9]+`)
-			} else {
+			case name == "ref" && m[1] == len(path):
+				// A git reference ends the path and has slashes (heads/main), as GitHub documents it.
+				re.WriteString(`.+`)
+			default:
 				re.WriteString(`[^/]+`)
 			}
 			last = m[1]

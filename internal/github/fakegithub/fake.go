@@ -143,6 +143,8 @@ type Server struct {
 	PullRequests map[int]*PullRequest
 	// CommitPulls lists, per commit SHA, the pull requests GET …/commits/{sha}/pulls returns.
 	CommitPulls map[string][]int
+	// Refs are the repository's references (full name → commit SHA) GET …/git/matching-refs lists.
+	Refs map[string]string
 
 	mu        sync.Mutex
 	nextID    int64
@@ -173,6 +175,7 @@ func New(t testing.TB, token string) *Server {
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPullRequest)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{sha}/pulls", s.commitPulls)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/git/matching-refs/{ref...}", s.matchingRefs)
 	s.Server = httptest.NewServer(s.wrap(mux))
 	t.Cleanup(s.Close)
 	t.Cleanup(func() {

@@ -3,6 +3,7 @@ package fakegithub
 import (
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -111,4 +112,35 @@ func (s *Server) commitPulls(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	paginate(w, r, items)
+}
+
+// matchingRefs answers GET …/git/matching-refs/{ref}: the stored references (Refs, full name →
+// SHA) whose names start with refs/ + ref, sorted by name as GitHub lists them.
+func (s *Server) matchingRefs(w http.ResponseWriter, r *http.Request) {
+	prefix := "refs/" + r.PathValue("ref")
+	s.mu.Lock()
+	var names []string
+	for name := range s.Refs {
+		if strings.HasPrefix(name, prefix) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	items := []gitRef{}
+	for _, name := range names {
+		items = append(items, gitRef{Ref: name, Object: gitObject{Type: "commit", SHA: s.Refs[name]}})
+	}
+	s.mu.Unlock()
+	paginate(w, r, items)
+}
+
+// gitRef is a reference as GitHub's git API returns it.
+type gitRef struct {
+	Ref    string    `json:"ref"`
+	Object gitObject `json:"object"`
+}
+
+type gitObject struct {
+	Type string `json:"type"`
+	SHA  string `json:"sha"`
 }
