@@ -164,6 +164,12 @@ func Run(ctx context.Context, o Options) (code int) {
 	if state := o.Getenv("STATE_" + checkRunState); state != "" {
 		return r.post(ctx, state)
 	}
+	if o.Getenv("GITHUB_EVENT_NAME") == "issue_comment" && in.base == "" {
+		// Refused before anything is created: an issue_comment run is on the default branch's
+		// commit, where a check run would say nothing about the pull request.
+		r.gha.Errorf("%s", issueCommentRefusal)
+		return ExitTool
+	}
 	evErr := r.readTarget()
 	r.startCheck(ctx, r.checkSHA())
 	defer func() {

@@ -9,6 +9,12 @@ import (
 	"github.com/crdguard/crdguard/internal/policy"
 )
 
+// issueCommentRefusal is why crdguard does not run on issue_comment: a comment in a pull request's
+// conversation cannot say which change it acknowledges (a reply to crdguard's inline comment
+// does, and pull_request_review_comment re-runs the check on it), and an issue_comment run reads
+// the default branch's configuration, so its verdict could contradict the pull request's own.
+const issueCommentRefusal = "crdguard does not run on issue_comment events: acknowledge a change by replying `/crdguard acknowledge <reason>` to crdguard's inline comment on it, which the pull_request_review_comment trigger re-runs the check on (a comment in the conversation cannot say which change it means, and an issue_comment run reads the default branch's configuration, not the pull request's); remove issue_comment from this workflow's triggers (docs/action.md, \"Acknowledging a deliberate breaking change\")"
+
 // event is what crdguard reads of the webhook payload.
 type event struct {
 	PullRequest *struct {

@@ -49,3 +49,18 @@ func TestPathsInputThatReadsNothing(t *testing.T) {
 		t.Fatalf("check run %+v", cr)
 	}
 }
+
+// An issue_comment run is refused before anything is created or asked: no check run on the
+// default branch's commit, no request, one error saying what to use instead.
+func TestIssueCommentRefused(t *testing.T) {
+	pr := newPullRequest(t)
+	pr.env["GITHUB_EVENT_NAME"] = "issue_comment"
+	pr.env["GITHUB_SHA"] = pr.base // the default branch's commit
+	code, out := pr.run()
+	if want := "::add-mask::" + token + "\n::error::" + issueCommentRefusal + "\n"; code != ExitTool || out != want {
+		t.Fatalf("exit %d\n%q\nwant\n%q", code, out, want)
+	}
+	if got := pr.srv.Requests(); len(got) != 0 {
+		t.Fatalf("requests %+v", got)
+	}
+}
