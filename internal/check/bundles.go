@@ -9,12 +9,39 @@ import (
 	"github.com/crdguard/crdguard/internal/source"
 )
 
+// departure is a base copy of a CRD that left a bundle (via "") or a kustomization's resources
+// (via names it; line is its entry's base line) while elsewhere still ships it.
+type departure struct {
+	gone      *crd.CRD
+	via       string
+	line      int
+	elsewhere []string
+}
+
+// withLeftRelease folds the departures from a bundle that is a chart's templates/ file into
+// the helm-crd-left-release finding of the same base copy: one change, one finding naming both
+// consequences (helm upgrade deletes it; so does applying the bundle with pruning). The other
+// departures are crd-removed-from-bundle findings.
+func withLeftRelease(old *source.Tree, helm []finding.Finding, gone []departure) []finding.Finding {
+	for _, d := range gone {
+		at := slices.IndexFunc(helm, func(f finding.Finding) bool {
+			return d.via == "" && f.Rule == rules.HelmCRDLeftRelease && f.CRD == d.gone.Name && f.Location == rules.RemovedFromBundle(d.gone, "", 0, nil).Location
+		})
+		if at < 0 {
+			helm = append(helm, rules.RemovedFromBundle(d.gone, d.via, d.line, d.elsewhere))
+			continue
+		}
+		helm[at] = rules.LeftReleaseAndBundle(d.gone, old.Facts(d.gone.File).Chart, d.elsewhere)
+	}
+	return helm
+}
+
 // leftBundles finds the CRDs that left a bundle while they still ship elsewhere in head: a base
 // definition in a file source records as a bundle (Facts.Bundle), which head still has, readable,
 // without that CRD. Users who apply that bundle with pruning delete the CRD. Whatever the pairing
 // made of the copy (compared with a copy at a new path, or left over), the bundle lost it; a CRD
 // with no shipped copy left is crd-removed instead.
-func leftBundles(old, new *source.Tree) []finding.Finding {
+func leftBundles(old, new *source.Tree) []departure {
 	ships := map[string][]string{} // CRD name → the head files that ship it
 	for _, c := range new.CRDs {
 		if new.Facts(c.File).Ships() && !slices.Contains(ships[c.Name], c.File) {
@@ -23,7 +50,7 @@ func leftBundles(old, new *source.Tree) []finding.Finding {
 	}
 	type key struct{ file, name string }
 	seen := map[key]bool{}
-	var out []finding.Finding
+	var out []departure
 	for _, c := range old.CRDs {
 		facts := old.Facts(c.File)
 		k := key{c.File, c.Name}
@@ -37,7 +64,7 @@ func leftBundles(old, new *source.Tree) []finding.Finding {
 		broken := slices.ContainsFunc(new.Problems, func(p crd.Problem) bool { return counterpart(p.File) }) ||
 			slices.ContainsFunc(new.Unread, func(p crd.Problem) bool { return counterpart(p.File) })
 		if !still && !broken {
-			out = append(out, rules.RemovedFromBundle(c, "", 0, ships[c.Name]))
+			out = append(out, departure{gone: c, elsewhere: ships[c.Name]})
 		}
 	}
 	return append(out, leftKustomizations(old, new, ships)...)
@@ -46,10 +73,10 @@ func leftBundles(old, new *source.Tree) []finding.Finding {
 // leftKustomizations finds the CRDs whose file a kustomization listed in base and, read in head,
 // no longer lists, while the file or another shipped file still defines them in head: who
 // applies the kustomization with pruning deletes them.
-func leftKustomizations(old, new *source.Tree, ships map[string][]string) []finding.Finding {
+func leftKustomizations(old, new *source.Tree, ships map[string][]string) []departure {
 	type key struct{ kustomization, name string }
 	seen := map[key]bool{}
-	var out []finding.Finding
+	var out []departure
 	for _, c := range old.CRDs {
 		if !old.Facts(c.File).Ships() || len(ships[c.Name]) == 0 {
 			continue
@@ -60,7 +87,7 @@ func leftKustomizations(old, new *source.Tree, ships map[string][]string) []find
 				continue
 			}
 			seen[key{k, c.Name}] = true
-			out = append(out, rules.RemovedFromBundle(c, old.Under(k), line, ships[c.Name]))
+			out = append(out, departure{gone: c, via: old.Under(k), line: line, elsewhere: ships[c.Name]})
 		}
 	}
 	return out

@@ -78,10 +78,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 		}
 	})
 	helm, helmNotices := rules.Helm(pairs, old, new)
-	r.Findings = append(r.Findings, helm...)
+	r.Findings = append(r.Findings, withLeftRelease(old, helm, leftBundles(old, new))...)
 	r.Notices = append(r.Notices, helmNotices...)
 	newCopies(old, pairs, perPair)
-	r.Findings = append(r.Findings, leftBundles(old, new)...)
 	locateCopies(pairs, copyOf, perPair)
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)

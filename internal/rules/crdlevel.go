@@ -123,10 +123,16 @@ func RemovedFromBundle(gone *crd.CRD, via string, viaLine int, elsewhere []strin
 	}
 	return finding.Finding{
 		Rule: crdRemovedFromBundle.ID, Severity: crdRemovedFromBundle.Severity, CRD: gone.Name,
-		Message: fmt.Sprintf("CRD %s %s, while %s still %s it: whoever applies %s with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every %s object; %s",
-			gone.Name, what, strings.Join(elsewhere, ", "), ships, bundle, gone.Object.Spec.Names.Kind, crdRemovedFromBundle.Advice),
+		Message: fmt.Sprintf("CRD %s %s, while %s still %s it: %s; %s",
+			gone.Name, what, strings.Join(elsewhere, ", "), ships, prunedBy("whoever applies "+bundle, gone.Object.Spec.Names.Kind), crdRemovedFromBundle.Advice),
 		Location: at,
 	}
+}
+
+// prunedBy says what applying a bundle with pruning does to a CRD that left it; user names who
+// applies it ("whoever applies install.yaml").
+func prunedBy(user, kind string) string {
+	return fmt.Sprintf("%s with pruning (kubectl apply --prune, Argo CD, Flux) deletes the CRD and every %s object", user, kind)
 }
 
 // Duplicate builds the duplicate-crd finding for a second definition of the same name; the

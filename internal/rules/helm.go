@@ -68,10 +68,10 @@ var helmCRDInBoth = &Rule{
 }
 
 var helmCRDLeftRelease = &Rule{
-	ID: "helm-crd-left-release", Severity: finding.Error, Level: CRDLevel,
+	ID: HelmCRDLeftRelease, Severity: finding.Error, Level: CRDLevel,
 	Summary: "A chart no longer renders a CRD it rendered from templates/, while the project still ships the CRD elsewhere: helm upgrade deletes it, and every object of it.",
 	Advice:  "keep the CRD in the chart's templates/, or release it with helm.sh/resource-policy: keep before taking it out",
-	Doc:     "A CRD rendered from a chart's templates/ belongs to the release. When the chart stops rendering it (the template is deleted, or the CRD moves to config/crd or another chart) while the project still ships it elsewhere, `helm upgrade` deletes it as a resource that left the release, and the API server deletes every custom resource of it, whatever installs the other copy later. A templated CRD that carried `helm.sh/resource-policy: keep` is left in place, so it is not reported. When no copy is left anywhere, the CRD is crd-removed; moved to the same chart's crds/, helm-crd-moved-to-crds.",
+	Doc:     "A CRD rendered from a chart's templates/ belongs to the release. When the chart stops rendering it (the template is deleted, or the CRD moves to config/crd or another chart) while the project still ships it elsewhere, `helm upgrade` deletes it as a resource that left the release, and the API server deletes every custom resource of it, whatever installs the other copy later. A templated CRD that carried `helm.sh/resource-policy: keep` is left in place, so it is not reported. When the template shipped the CRD with other objects, this one finding also says that applying that file with pruning deletes it (no separate crd-removed-from-bundle). When no copy is left anywhere, the CRD is crd-removed; moved to the same chart's crds/, helm-crd-moved-to-crds.",
 }
 
 var helmRules = []*Rule{helmCRDNotUpgraded, helmCRDMovedToCRDs, helmCRDMovedToTemplates, helmCRDInBoth, helmCRDLeftRelease, helmKeepRemoved, helmKeepAdded, helmKeepMissing}
@@ -223,9 +223,26 @@ func leftRelease(old, new *source.Tree) []finding.Finding {
 			continue
 		}
 		seen[k] = true
-		out = append(out, helmFinding(helmCRDLeftRelease, c, finding.Base, namePath, fmt.Sprintf("chart %s no longer renders CRD %s, which the project still ships elsewhere: helm upgrade deletes it from every cluster that installed the chart, and every object of it", f.Chart, c.Name)))
+		out = append(out, helmFinding(helmCRDLeftRelease, c, finding.Base, namePath, leftReleaseMessage(f.Chart, c.Name, "the project still ships elsewhere")+helmUpgradeDeletes))
 	}
 	return out
+}
+
+// HelmCRDLeftRelease is the rule of a CRD a chart stopped rendering while it still ships.
+const HelmCRDLeftRelease = "helm-crd-left-release"
+
+const helmUpgradeDeletes = ": helm upgrade deletes it from every cluster that installed the chart, and every object of it"
+
+func leftReleaseMessage(chart, name, ships string) string {
+	return fmt.Sprintf("chart %s no longer renders CRD %s, which %s", chart, name, ships)
+}
+
+// LeftReleaseAndBundle is the helm-crd-left-release finding of a CRD that left a chart's
+// templates/ file which shipped it with other objects (a bundle): one finding naming both
+// consequences, the crd-removed-from-bundle one included.
+func LeftReleaseAndBundle(gone *crd.CRD, chart string, elsewhere []string) finding.Finding {
+	return helmFinding(helmCRDLeftRelease, gone, finding.Base, namePath, fmt.Sprintf("%s%s; and since %s shipped it with other objects, %s", leftReleaseMessage(chart, gone.Name, strings.Join(elsewhere, ", ")+map[bool]string{true: " still ship", false: " still ships"}[len(elsewhere) > 1]), helmUpgradeDeletes,
+		gone.File, prunedBy("whoever applies it", gone.Object.Spec.Names.Kind)))
 }
 
 // sameChart reports whether two files lie in the same chart of the two sides: the same folder
