@@ -35,8 +35,8 @@ var (
 	}
 	sizeStorageFits = &Rule{
 		ID: "size-storage-fits", Severity: finding.Info, Level: CRDLevel,
-		Summary: "The CRD shrank below what etcd accepts in one request.",
-		Doc:     "The request that stores the CRD fits etcd's default 1.5 MiB limit again, by crdguard's lower-bound measure.",
+		Summary: "The CRD shrank: by crdguard's lower-bound measure it is no longer past what etcd accepts in one request.",
+		Doc:     "The request that stores the CRD is no longer past etcd's default 1.5 MiB limit by crdguard's measure. That measure is a lower bound (managedFields and status are left out), so this says the change removed the certain failure, not that the CRD fits.",
 	}
 )
 
@@ -49,8 +49,8 @@ var (
 	}
 	helmReleaseFits = &Rule{
 		ID: "helm-release-size-fits", Severity: finding.Info, Level: CRDLevel,
-		Summary: "A change to a chart's templated CRDs brings the release helm stores back within a Secret's 1 MiB.",
-		Doc:     "The release Secret helm stores for the chart, by crdguard's lower-bound measure, fits the 1 MiB limit on Secrets again.",
+		Summary: "A change to a chart's templated CRDs brings the release helm stores, by crdguard's lower-bound measure, back under a Secret's 1 MiB.",
+		Doc:     "The release Secret helm stores for the chart is no longer past the 1 MiB limit on Secrets by crdguard's measure. That measure is a lower bound (only the templated CRDs of the rendered manifest count), so this says the change removed the certain failure, not that the release fits.",
 	}
 )
 
@@ -89,7 +89,7 @@ func releaseSizes(old, new *source.Tree, changed []templatedChange) []finding.Fi
 			}
 			out = append(out, helmFinding(helmReleaseExceeded, c.crd, finding.Head, namePath, msg))
 		case before > source.ReleaseLimit && after <= source.ReleaseLimit:
-			out = append(out, helmFinding(helmReleaseFits, c.crd, finding.Head, namePath, fmt.Sprintf("the release Secret helm stores for chart %s shrinks from at least %s to at least %s bytes, within the 1,048,576 bytes a Secret holds", c.newChart, crd.Bytes(before), crd.Bytes(after))))
+			out = append(out, helmFinding(helmReleaseFits, c.crd, finding.Head, namePath, fmt.Sprintf("the release Secret helm stores for chart %s shrinks from at least %s to at least %s bytes, no longer past the 1,048,576 bytes a Secret holds by this lower bound (the rendered manifest counted with its templated CRDs only: the chart's other templates may still take it over)", c.newChart, crd.Bytes(before), crd.Bytes(after))))
 		}
 	}
 	return out
@@ -109,8 +109,9 @@ type sizeLimit struct {
 	// bounds brackets measure cheaply (see crd.AnnotationBounds); ok false when it cannot.
 	bounds func(*crd.CRD) (lo, hi int, ok bool)
 	// what names the measure (with its verb's ending: "the annotations … grow"), past says
-	// what fails beyond the limit, within what works again below it.
-	what, s, past, within string
+	// what fails beyond the limit, within what works again below it; atLeast marks a measure
+	// that is a lower bound ("at least ").
+	what, s, past, within, atLeast string
 }
 
 var sizeLimits = []sizeLimit{
@@ -124,9 +125,10 @@ var sizeLimits = []sizeLimit{
 	{
 		exceeded: sizeStorageExceeded, fits: sizeStorageFits, limit: crd.StorageLimit,
 		measure: (*crd.CRD).StoredSize, bounds: (*crd.CRD).StoredBounds,
-		what: "the request that stores it in etcd (protobuf, as kube-apiserver stores it; at least, before managedFields and status)", s: "s",
-		past:   "past etcd's default request limit of 1,572,864 bytes (1.5 MiB): the API server refuses it with \"etcdserver: request is too large\"",
-		within: "within etcd's default request limit of 1,572,864 bytes (1.5 MiB)",
+		what: "the request that stores it in etcd (protobuf, as kube-apiserver stores it, without the managedFields and status the server adds)", s: "s",
+		past:    "past etcd's default request limit of 1,572,864 bytes (1.5 MiB): the API server refuses it with \"etcdserver: request is too large\"",
+		within:  "no longer past etcd's default request limit of 1,572,864 bytes (1.5 MiB) by this lower bound; managedFields and status may still take it over",
+		atLeast: "at least ",
 	},
 }
 
@@ -153,10 +155,10 @@ func checkSizes(e *emitter) {
 		}
 		switch {
 		case after > l.limit && before <= l.limit:
-			from := fmt.Sprintf("measure%s %s bytes in the new CRD", l.s, crd.Bytes(after))
+			from := fmt.Sprintf("measure%s %s%s bytes in the new CRD", l.s, l.atLeast, crd.Bytes(after))
 			var old any
 			if before >= 0 {
-				from = fmt.Sprintf("grow%s from %s to %s bytes", l.s, crd.Bytes(before), crd.Bytes(after))
+				from = fmt.Sprintf("grow%s from %s%s to %s%s bytes", l.s, l.atLeast, crd.Bytes(before), l.atLeast, crd.Bytes(after))
 				old = before
 			}
 			msg := fmt.Sprintf("CRD %s: %s %s, %s", e.pair.New.Name, l.what, from, l.past)
@@ -165,7 +167,7 @@ func checkSizes(e *emitter) {
 			}
 			e.crd(l.exceeded, finding.Head, namePath, old, after, "%s", msg)
 		case before > l.limit && after <= l.limit:
-			e.crd(l.fits, finding.Head, namePath, before, after, "CRD %s: %s shrink%s from %s to %s bytes, %s", e.pair.New.Name, l.what, l.s, crd.Bytes(before), crd.Bytes(after), l.within)
+			e.crd(l.fits, finding.Head, namePath, before, after, "CRD %s: %s shrink%s from %s%s to %s%s bytes, %s", e.pair.New.Name, l.what, l.s, l.atLeast, crd.Bytes(before), l.atLeast, crd.Bytes(after), l.within)
 		}
 	}
 }
