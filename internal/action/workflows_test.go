@@ -216,7 +216,9 @@ func TestMergeGroup(t *testing.T) {
 		name    string
 		several bool
 		// gone drops the queue branch of #41 (merged meanwhile): its commits join #42's.
-		gone       bool
+		gone bool
+		// refsStatus is the answer to listing the queue's branches instead of the list.
+		refsStatus int
 		labels     map[int][]string
 		replies    []reply
 		code       int
@@ -252,9 +254,13 @@ func TestMergeGroup(t *testing.T) {
 		{name: "the first's queue branch gone: the group's pull request must cover both", several: true, gone: true, labels: map[int][]string{41: {ackLabel}},
 			code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
 			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
+		{name: "the queue's branches cannot be read: nothing but the configuration acknowledges", several: true, refsStatus: 403,
+			labels: map[int][]string{41: {ackLabel}, 42: {ackLabel}}, code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
+			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 403", "PATCH check-runs/1001 200"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pr := newPullRequest(t)
+			pr.srv.RefsStatus = tc.refsStatus
 			base, head := pr.base, pr.head
 			first := ""
 			if tc.several {

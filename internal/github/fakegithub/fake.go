@@ -145,6 +145,8 @@ type Server struct {
 	CommitPulls map[string][]int
 	// Refs are the repository's references (full name → commit SHA) GET …/git/matching-refs lists.
 	Refs map[string]string
+	// RefsStatus, when set, is the matching-refs endpoint's answer instead.
+	RefsStatus int
 
 	mu        sync.Mutex
 	nextID    int64

@@ -118,6 +118,10 @@ func (s *Server) commitPulls(w http.ResponseWriter, r *http.Request) {
 // SHA) whose names start with refs/ + ref, sorted by name as GitHub lists them.
 func (s *Server) matchingRefs(w http.ResponseWriter, r *http.Request) {
 	prefix := "refs/" + r.PathValue("ref")
+	if s.RefsStatus != 0 {
+		writeError(w, s.RefsStatus, "Resource not accessible by integration", nil)
+		return
+	}
 	s.mu.Lock()
 	var names []string
 	for name := range s.Refs {
