@@ -137,7 +137,7 @@ func leaf(cur any, sc *structuralschema.Structural, w want, src any, prefer []an
 	case wNeq:
 		return otherThan(sc, w.vals, prefer)
 	case wMatch:
-		return matching(sc, w.val.(string), w.n == 1)
+		return matching(sc, w.val.(string), w.n == 1, w.where)
 	case wDiffer:
 		return otherThan(sc, []any{src}, nil)
 	case wSize:
@@ -208,8 +208,8 @@ func otherThan(sc *structuralschema.Structural, avoid, prefer []any) (any, bool)
 }
 
 // matching is a string the node's pattern and lengths allow that re matches (or, not match,
-// does not), found by regexlang.
-func matching(sc *structuralschema.Structural, re string, match bool) (any, bool) {
+// does not), among those every pattern of where matches, found by regexlang.
+func matching(sc *structuralschema.Structural, re string, match bool, where []string) (any, bool) {
 	if sc.Type != "string" {
 		return nil, false
 	}
@@ -226,13 +226,11 @@ func matching(sc *structuralschema.Structural, re string, match bool) (any, bool
 	var res regexlang.Result
 	switch {
 	case match && pattern != "":
-		res = regexlang.IncludesWhere(re, []string{pattern}, nothing, b)
+		res = regexlang.IncludesWhere(re, append([]string{pattern}, where...), nothing, b)
 	case match:
-		res = regexlang.Includes(re, nothing, b)
-	case pattern != "":
-		res = regexlang.Includes(pattern, re, b)
+		res = regexlang.IncludesWhere(re, where, nothing, b)
 	default:
-		res = regexlang.Includes("", re, b)
+		res = regexlang.IncludesWhere(pattern, where, re, b) // "" matches every string
 	}
 	for _, c := range res.Examples {
 		if fits(sc, c) {

@@ -13,8 +13,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
-
-	"github.com/crdguard/crdguard/internal/regexlang"
 )
 
 // Where the data a rule reads has no finite domain (free strings, lists of any length),
@@ -352,18 +350,21 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 			p.note("%s is never %s under the old enum", field.String(), lit.String())
 			return boolTerm(t.name == "_!=_")
 		}
-	case t.kind == "call" && t.name == "matches" && len(t.args) == 2:
-		if p.matchedUnder(t, "", env) {
+	case t.kind == "call" && len(t.args) == 2 && (t.name == "matches" || t.name == "startsWith" || t.name == "endsWith" || t.name == "contains"):
+		if p.stringImplied(nil, t, env) {
 			return trueTerm
 		}
-	case isCall(t, "_?_:_") && equal(t.args[2], trueTerm) && t.args[0].kind == "call" && t.args[0].name == "!_" && len(t.args[0].args) == 1:
-		// `!x.contains('*') ? x.matches(re) : true`: every string the old pattern of x allows
-		// without the character matches re.
-		if c := t.args[0].args[0]; c.kind == "call" && c.name == "contains" && len(c.args) == 2 && t.args[1].kind == "call" && t.args[1].name == "matches" &&
-			len(t.args[1].args) == 2 && equal(c.args[0], t.args[1].args[0]) {
-			if lit, ok := stringLiteral(c.args[1]); ok && len([]rune(lit)) == 1 && p.matchedUnder(t.args[1], lit, env) {
+	case isCall(t, "_&&_"):
+		if x := subject(t); x != nil {
+			if _, ok := prefixedLang(t, x); ok && p.stringImplied(nil, t, env) {
 				return trueTerm
 			}
+		}
+	case isCall(t, "_?_:_") && equal(t.args[2], trueTerm):
+		// `h.contains('*') ? (h.startsWith('*.') && h.substring(2).matches(re)) : true`: every
+		// string the old pattern of h allows where the condition holds meets the test.
+		if p.stringImplied(t.args[0], t.args[1], env) {
+			return trueTerm
 		}
 	case isCall(t, "@in") && t.args[0].kind == "lit" && strings.HasPrefix(t.args[0].name, "string:"):
 		// A list every object has, whose items the old schema keeps from ever being the
@@ -379,42 +380,6 @@ func (p *prover) fact(t *term, env map[string]*side) *term {
 		}
 	}
 	return t
-}
-
-// matchedUnder reports whether m, `x.matches(re)` with a literal re, is true for every value of x
-// the old schema allows (x present, a string with a pattern) that does not contain the character
-// without (when not empty): regexlang decides it as the API server's regexp matches.
-func (p *prover) matchedUnder(m *term, without string, env map[string]*side) bool {
-	if m.kind != "call" || m.name != "matches" || len(m.args) != 2 {
-		return false
-	}
-	re, ok := stringLiteral(m.args[1])
-	b := p.lookup(m.args[0], env)
-	if !ok || b == nil || !b.present || b.old.Type != "string" || b.old.ValueValidation == nil || b.old.ValueValidation.Pattern == "" {
-		return false
-	}
-	vv := b.old.ValueValidation
-	bounds := regexlang.Bounds{Max: -1}
-	if vv.MinLength != nil {
-		bounds.Min = int(*vv.MinLength)
-	}
-	if vv.MaxLength != nil {
-		bounds.Max = int(*vv.MaxLength)
-	}
-	var where []string
-	if without != "" {
-		where = []string{"^[^" + regexp.QuoteMeta(without) + "]*$"}
-	}
-	p.steps += 100 // the automata's work is bounded by regexlang; count it against the proof too
-	if regexlang.IncludesWhere(vv.Pattern, where, re, bounds).Verdict != regexlang.Included {
-		return false
-	}
-	if without != "" {
-		p.note("every value of %s the old pattern allows without '%s' matches %s", m.args[0].String(), without, re)
-	} else {
-		p.note("every value of %s the old pattern allows matches %s", m.args[0].String(), re)
-	}
-	return true
 }
 
 // refuses says which of a string node's enum, pattern and lengths refuse v, or "".

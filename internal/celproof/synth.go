@@ -42,6 +42,9 @@ type want struct {
 	vals []any // wNeq
 	n    int   // wSize
 	to   spath // wDiffer
+	// where: for wMatch, further patterns the string must match (a condition it is tested
+	// under, see strlang.go).
+	where []string
 }
 
 type wantKind int
@@ -207,6 +210,11 @@ func (s *synth) solve(t *term, w bool, env map[string]spath) []sol {
 	case "call":
 	default:
 		return nil
+	}
+	if !w {
+		if ways := s.stringTest(t, env); ways != nil {
+			return ways
+		}
 	}
 	a := t.args
 	switch {
@@ -407,6 +415,46 @@ func (s *synth) stringFunc(t *term, w bool, env map[string]spath) []sol {
 	}
 	for _, v := range vals {
 		out = append(out, sol{{kind: wEq, at: p, val: v}})
+	}
+	return out
+}
+
+// stringTest makes a test of one string false (`h.contains('*') ? (h.startsWith('*.') &&
+// h.substring(2).matches(re)) : true`, see strlang.go): a string of the old pattern that meets
+// the condition and misses one of the patterns the test demands, found by regexlang; nil when t
+// is no such test (a plain conjunction is left to solve unless it reads past a prefix).
+func (s *synth) stringTest(t *term, env map[string]spath) []sol {
+	var cond, then *term
+	switch {
+	case isCall(t, "_?_:_") && equal(t.args[2], trueTerm):
+		cond, then = t.args[0], t.args[1]
+	case isCall(t, "_&&_"):
+		then = t
+	default:
+		return nil
+	}
+	x := subject(then)
+	if x == nil {
+		return nil
+	}
+	if _, ok := prefixedLang(then, x); cond == nil && !ok {
+		return nil
+	}
+	var where []string
+	if cond != nil {
+		var ok bool
+		if where, ok = conditionLangs(cond, x); !ok {
+			return nil
+		}
+	}
+	musts, ok := consequentLangs(then, x)
+	p, ok2 := placeOf(x, env)
+	if !ok || !ok2 {
+		return nil
+	}
+	var out []sol
+	for _, m := range musts {
+		out = append(out, sol{{kind: wMatch, at: p, val: m, where: where}})
 	}
 	return out
 }
