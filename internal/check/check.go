@@ -59,8 +59,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	perPair := make([][]finding.Finding, len(pairs))
 	skip := func(i int) bool {
 		p := pairs[i]
-		// A copy is compared once; an unread side is not a removal or an addition.
-		return copyOf[i] >= 0 || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name]
+		// A copy is compared once; an unchanged file's copy (one CRD on both sides) has nothing
+		// to compare; an unread side is not a removal or an addition.
+		return copyOf[i] >= 0 || p.Old != nil && p.Old == p.New || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name]
 	}
 	compared := 0
 	for i := range pairs {
