@@ -60,6 +60,9 @@ type CRD struct {
 // CRD, New is nil for a removed one.
 type Pair struct {
 	Old, New *CRD
+	// Elsewhere are the base's copies of the CRD when New is a copy at a new path that is
+	// compared with nothing (a past release's bundle): the CRD is not new, this copy is.
+	Elsewhere []*CRD
 }
 
 // Name is the CRD name the pair stands for.

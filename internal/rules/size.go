@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -153,11 +154,17 @@ func checkSizes(e *emitter) {
 				continue
 			}
 		}
+		if e.pair.Old == nil && after > l.limit && overElsewhere(l, e.pair.Elsewhere) {
+			continue // a new copy of a CRD the base already ships past the limit: nothing new
+		}
 		switch {
 		case after > l.limit && before <= l.limit:
 			from := fmt.Sprintf("measure%s %s%s bytes in the new CRD", l.s, l.atLeast, crd.Bytes(after))
 			var old any
-			if before >= 0 {
+			switch {
+			case len(e.pair.Elsewhere) > 0:
+				from = fmt.Sprintf("measure%s %s%s bytes in this new copy, while the base's copies of it fit", l.s, l.atLeast, crd.Bytes(after))
+			case before >= 0:
 				from = fmt.Sprintf("grow%s from %s%s to %s%s bytes", l.s, l.atLeast, crd.Bytes(before), l.atLeast, crd.Bytes(after))
 				old = before
 			}
@@ -184,6 +191,18 @@ func (l sizeLimit) settled(old, new *crd.CRD) bool {
 	}
 	olo, ohi, ok := l.bounds(old)
 	return ok && (nhi <= l.limit && ohi <= l.limit || nlo > l.limit && olo > l.limit)
+}
+
+// overElsewhere reports whether one of the base's copies of a CRD is already past a limit;
+// measured only when a new copy is past it, which is rare.
+func overElsewhere(l sizeLimit, copies []*crd.CRD) bool {
+	return slices.ContainsFunc(copies, func(c *crd.CRD) bool {
+		if lo, hi, ok := l.bounds(c); ok && (lo > l.limit || hi <= l.limit) {
+			return lo > l.limit
+		}
+		n, err := l.measure(c)
+		return err == nil && n > l.limit
+	})
 }
 
 // live reports whether a CRD was read from a cluster (kube://NAME).

@@ -62,7 +62,7 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 		// change to the definition it copies.
 		for _, c := range unpaired {
 			if historical(new, c, w) {
-				pairs = append(pairs, crd.Pair{New: c}) // a past release's bundle, new there
+				pairs = append(pairs, crd.Pair{New: c, Elsewhere: o}) // a past release's bundle, new there
 				continue
 			}
 			ships := new.Facts(c.File).Ships()
@@ -74,7 +74,7 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 				if same >= 0 {
 					pairs = append(pairs, crd.Pair{Old: o[same], New: c})
 				} else {
-					pairs = append(pairs, crd.Pair{New: c})
+					pairs = append(pairs, crd.Pair{New: c, Elsewhere: o})
 				}
 				continue
 			}
