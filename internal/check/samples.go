@@ -151,12 +151,16 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		was[validation.ErrorKey(e)] = true
 	}
 	validBefore := base != nil && len(before.Errors) == 0
-	ratchet := ""
+	var storedErrs, unchangedErrs map[string]bool
 	if validBefore {
-		if len(head.Update(o.Data, before.Object)) == 0 {
-			ratchet = " (stored objects like this one keep updating thanks to validation ratcheting, but new ones are refused)"
-		} else {
-			ratchet = " (stored objects like this one can no longer be updated)"
+		// The sample as the base schema stored it (pruned, defaulted): what a cluster holds of
+		// an object created from it before the upgrade.
+		storedErrs, unchangedErrs = map[string]bool{}, map[string]bool{}
+		for _, e := range schemaErrors(head.Create(before.Object).Errors) {
+			storedErrs[validation.ErrorKey(e)] = true
+		}
+		for _, e := range head.Update(before.Object, before.Object) {
+			unchangedErrs[validation.ErrorKey(e)] = true
 		}
 	}
 	for _, e := range now.Errors {
@@ -175,10 +179,75 @@ func sampleFindings(crdName, version string, o *crd.Object, base, head *validati
 		if e.Field == notChecked {
 			path = "."
 		}
+		note := ""
+		if validBefore {
+			note = rules.SampleStoredNote + storedNote(e, head, base, storedErrs, unchangedErrs)
+		}
 		out = append(out, rules.SampleFinding(false, sev, crdName, version, path, object,
-			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), ratchet), loc(e.Field)))
+			fmt.Sprintf("%s %q: %s%s", o.Kind, o.Name, e.Error(), note), loc(e.Field)))
 	}
 	return out, already
+}
+
+// storedNote says what the error means for objects like the sample that a cluster stored before
+// the upgrade (after rules.SampleStoredNote, "stored objects "), in the words the rules use for
+// the same constraint (rules.Ratchet): none holds what fails when the base schema drops it (a
+// field new in this change); otherwise which of their updates still pass.
+func storedNote(e *field.Error, head, base *validation.Schema, storedErrs, unchangedErrs map[string]bool) string {
+	key := validation.ErrorKey(e)
+	switch {
+	case !storedErrs[key] && !base.Describes(e.Field):
+		return "cannot hold ." + e.Field + ", which is new in this change"
+	case !storedErrs[key]:
+		return "cannot hold what fails here: the base schema drops it"
+	case unchangedErrs[key]:
+		return "like this one can no longer be updated, not even unchanged"
+	}
+	return ratchetOf(head, e).Stored("like this one")
+}
+
+// ratchetOf is what validation ratcheting forgives of an error of a stored object, in the words
+// the rules use for the same constraint: the node that reports it (the parent object for a
+// missing required field) forgives it while unchanged, unless a list that does not pair its
+// items or an allOf, anyOf, oneOf or not above reports it instead.
+func ratchetOf(head *validation.Schema, e *field.Error) rules.Ratchet {
+	target := e.Field
+	if e.Type == field.ErrorTypeRequired {
+		target = parentField(e.Field)
+	}
+	switch at, by := head.ForgivenWhile(target); {
+	case by == validation.ByList:
+		return rules.ListRatchet(fieldPath(at))
+	case by == validation.ByCombinator:
+		return rules.BranchRatchet(fieldPath(at))
+	case e.Type == field.ErrorTypeRequired:
+		return rules.RequiredRatchet(fieldPath(target))
+	default:
+		return rules.ValueRatchet(fieldPath(e.Field))
+	}
+}
+
+// fieldPath is a field of an error (spec.size) as crdguard's paths write it (.spec.size; . for
+// the root).
+func fieldPath(f string) string {
+	if f == "" || f == notChecked {
+		return "."
+	}
+	return "." + f
+}
+
+// parentField is the object a field of an error belongs to: spec.config for spec.config.level,
+// spec.items[0] for spec.items[0].name, "" for the root.
+func parentField(f string) string {
+	if strings.HasSuffix(f, "]") {
+		if i := strings.LastIndex(f, "["); i >= 0 {
+			return f[:i]
+		}
+	}
+	if i := strings.LastIndex(f, "."); i >= 0 {
+		return f[:i]
+	}
+	return ""
 }
 
 // schemaErrors drops the errors no schema change can cause: the object's name and namespace

@@ -270,7 +270,7 @@ func (j *storedJudge) judge(obj map[string]any) verdict {
 		if e.Field == notChecked {
 			path = "."
 		}
-		v.findings = append(v.findings, j.finding(false, sev, path, ref, validation.ErrorKey(e), fmt.Sprintf("%s: %s (%s)", ref, describe(e), when)))
+		v.findings = append(v.findings, j.finding(false, sev, path, ref, validation.ErrorKey(e), fmt.Sprintf("%s: %s; %s", ref, describe(e), when)))
 	}
 	for _, e := range updated {
 		report(e, updated, finding.Error, "refused when written back unchanged")
@@ -283,13 +283,25 @@ func (j *storedJudge) judge(obj map[string]any) verdict {
 			// Written back unchanged it passes (the whole object is unchanged); an update that
 			// changes anything around it does not.
 			refused = true
-			report(e, created.Errors, finding.Error, "refused on updates that change other fields: validation ratcheting does not apply to it")
+			report(e, created.Errors, finding.Error, unratcheted(j.head, e))
 		default:
 			report(e, created.Errors, finding.Warning, "refused only when created anew, such as restored from a backup or re-created by GitOps; updates that leave it as it is pass")
 		}
 	}
 	v.onUpdate, v.onCreate = refused, !refused
 	return v
+}
+
+// unratcheted says which updates of a stored object still fail on an error that ratcheting
+// forgives only while more than the failing value is unchanged, in the rules' words.
+func unratcheted(head *validation.Schema, e *field.Error) string {
+	if e.Type == field.ErrorTypeTypeInvalid {
+		// The server forgives it while it is unchanged (internal/oracle's
+		// TestRatchetingAsTheMessagesSay), but crdguard does not count on that: the server
+		// cannot type the object for managedFields, so server-side apply may not take it.
+		return "refused on updates that change it; " + rules.RatchetValue + " forgives an unchanged value of the wrong type, but crdguard does not count on that"
+	}
+	return ratchetOf(head, e).Object("it")
 }
 
 // baseErrors are the error keys the cluster's own schema gives the object today (as read,

@@ -154,7 +154,7 @@ func TestStoredObjects(t *testing.T) {
 	_ = json.Unmarshal([]byte(out), &doc)
 	for _, f := range doc.Findings {
 		if f.Rule == "stored-object-invalid" && f.Path == ".spec.mode" {
-			if want := "Widget default/legacy-mode: spec.mode: Invalid value: this mode is retired (refused when written back unchanged): fix this object before the upgrade, or keep the schema accepting it"; f.Message != want {
+			if want := "Widget default/legacy-mode: spec.mode: Invalid value: this mode is retired; refused when written back unchanged: fix this object before the upgrade, or keep the schema accepting it"; f.Message != want {
 				t.Errorf("message %q\nwant    %q", f.Message, want)
 			}
 		}

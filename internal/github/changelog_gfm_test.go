@@ -32,7 +32,7 @@ func TestChangelogRendersHostileValues(t *testing.T) {
 			Message: `.spec.y has a new validation rule "self == oldSelf": e.g. …`, Subject: "self == oldSelf",
 			RuleMessageExpression: "'y is ``immutable``, was ' + oldSelf", Location: finding.Location{File: "crd.yaml", Line: 50, Side: finding.Head}},
 		finding.Finding{Rule: "sample-invalid", Severity: finding.Error, CRD: "w.example.com", Version: "v1", Path: ".spec.size",
-			Message: `Widget "@octocat": spec.size: Invalid value: 9: spec.size in body should be less than or equal to 3 (stored objects like this one can no longer be updated): objects like this one, which users copy from your samples, are refused; fix the schema change or the sample`,
+			Message: `Widget "@octocat": spec.size: Invalid value: 9: spec.size in body should be less than or equal to 3; stored objects like this one keep updating only while .spec.size is unchanged (validation ratcheting): objects like this one, which users copy from your samples, are refused; fix the schema change or the sample`,
 			Object:  "Widget/@octocat", Location: finding.Location{File: "config/samples/<w>.yaml", Line: 7, Side: finding.Head}},
 	)
 	finding.Sort(fs)

@@ -6,10 +6,12 @@ import (
 
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/rules"
 )
 
-// RatchetNote is appended to findings that ratcheting lowered to a warning.
-const RatchetNote = " (validation ratcheting: existing objects keep updating while they leave this field unchanged, but new objects must conform)"
+// RatchetNote is appended to findings that ratcheting lowered to a warning: the message says
+// already which updates of stored objects still pass (rules.Ratchet).
+const RatchetNote = " (a warning with ratcheting: true, since " + rules.RatchetValue + " keeps stored objects updating; creates must conform)"
 
 // Outcome is the findings after the policy, and what it hid.
 type Outcome struct {

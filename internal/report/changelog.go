@@ -239,7 +239,7 @@ func sampleWhat(f *finding.Finding) string {
 	if r, ok := rules.Lookup(f.Rule); ok && r.Advice != "" {
 		msg = strings.TrimSuffix(msg, ": "+r.Advice)
 	}
-	if i := strings.Index(msg, " (stored objects like this one"); i >= 0 {
+	if i := strings.Index(msg, rules.SampleStoredNote); i >= 0 {
 		msg = msg[:i]
 	}
 	// The message starts with the object, Kind "name", which the entry names by itself.

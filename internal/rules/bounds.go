@@ -12,20 +12,20 @@ import (
 // counterparts. Raising a lower bound or lowering an upper bound is a value tightening that
 // Kubernetes ≥ 1.30 ratchets for existing objects.
 
-const boundAdvice = "stored objects outside the new bound fail validation on their next update (unless ratcheting applies) and clients sending such values are rejected; loosen the bound, or tighten it only in a new version"
+var boundAdvice = ValueRatchet("the value").Stored("stored objects outside the new bound") + "; clients sending such values are rejected; loosen the bound, or tighten it only in a new version"
 
 var (
 	minAdded = &Rule{
 		ID: "min-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "min-removed",
 		Summary: "A lower bound (minimum, minLength, minItems, minProperties) was added.",
 		Advice:  boundAdvice,
-		Doc:     "A new lower bound rejects values below it: stored objects that hold them fail their next update unless validation ratcheting applies (Kubernetes ≥ 1.30, not under not/oneOf/anyOf/allOf), and creates with such values fail always. Check what values are in use, or enforce the bound in the controller instead.",
+		Doc:     "A new lower bound rejects values below it. " + ratchetValueDoc + " Check what values are in use, or enforce the bound in the controller instead.",
 	}
 	minIncreased = &Rule{
 		ID: "min-increased", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "min-decreased",
 		Summary: "A lower bound was raised (or made exclusive).",
 		Advice:  boundAdvice,
-		Doc:     "Raising a lower bound rejects values that were valid: stored objects that hold them fail their next update unless ratcheting applies, and clients that send them are refused.",
+		Doc:     "Raising a lower bound rejects values that were valid. " + ratchetValueDoc,
 	}
 	minDecreased = &Rule{
 		ID: "min-decreased", Severity: finding.Info, Level: PropertyLevel,
@@ -41,13 +41,13 @@ var (
 		ID: "max-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "max-removed",
 		Summary: "An upper bound (maximum, maxLength, maxItems, maxProperties) was added.",
 		Advice:  boundAdvice,
-		Doc:     "A new upper bound rejects values above it: stored objects that hold them fail their next update unless validation ratcheting applies, and creates with such values fail always. Upper bounds are often added to fit CEL cost budgets: pick a bound above every value in use.",
+		Doc:     "A new upper bound rejects values above it. " + ratchetValueDoc + " Upper bounds are often added to fit CEL cost budgets: pick a bound above every value in use.",
 	}
 	maxDecreased = &Rule{
 		ID: "max-decreased", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "max-increased",
 		Summary: "An upper bound was lowered (or made exclusive).",
 		Advice:  boundAdvice,
-		Doc:     "Lowering an upper bound rejects values that were valid: stored objects that hold them fail their next update unless ratcheting applies, and clients that send them are refused.",
+		Doc:     "Lowering an upper bound rejects values that were valid. " + ratchetValueDoc,
 	}
 	maxIncreased = &Rule{
 		ID: "max-increased", Severity: finding.Info, Level: PropertyLevel,
@@ -66,7 +66,7 @@ var (
 		ID: "multiple-of-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "multiple-of-removed",
 		Summary: "multipleOf was added.",
 		Advice:  "numbers that are not multiples are refused; make sure every value in use is one",
-		Doc:     "multipleOf rejects numbers that are not multiples of it: stored objects with other values fail their next update (unless ratcheting applies) and creates with them fail.",
+		Doc:     "multipleOf rejects numbers that are not multiples of it. " + ratchetValueDoc,
 	}
 	multipleOfChanged = &Rule{
 		ID: "multiple-of-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,

@@ -22,8 +22,8 @@ var (
 	validationRuleAdded = &Rule{
 		ID: "validation-rule-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "validation-rule-removed",
 		Summary: "A CEL validation rule (x-kubernetes-validations) was added.",
-		Advice:  "stored objects that violate it cannot be updated (unless ratcheting applies) and clients creating such objects are rejected; check the rule against existing objects",
-		Doc:     "A new CEL rule rejects every write of an object that violates it. With validation ratcheting (Kubernetes ≥ 1.30) an update that leaves the field untouched still passes, unless the rule uses oldSelf (transition rules are not ratcheted); creates must always conform. Make sure every object in use satisfies the rule, or express the rule as a transition rule that only applies to changed values.",
+		Advice:  defaultRuleRatchet.Stored(breakIt) + "; clients creating such objects are rejected; check the rule against existing objects",
+		Doc:     "A new CEL rule rejects every write of an object that breaks it. The API server checks a rule on the value it is written on, so validation ratcheting (Kubernetes 1.30 and later) lets a stored object that breaks it keep updating only while that whole value is unchanged (a rule on .spec fails on any change to .spec; a rule on the root, on every update); creates must always conform. A rule that uses oldSelf is checked on updates only (not on creates), and never forgiven, not even on an unchanged update or a write through /status. Make sure every object in use satisfies the rule, or express it as a transition rule that only applies to changed values.",
 	}
 	validationRuleChanged = &Rule{
 		ID: "validation-rule-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "validation-rule-loosened",
@@ -65,6 +65,12 @@ var (
 )
 
 var celRules = []*Rule{validationRuleAdded, validationRuleChanged, validationRuleRemoved, validationRuleRewritten, validationRuleLoosened, validationRuleImplied, validationMessageChanged, validationReasonChanged}
+
+// breakIt is the subject of validation-rule-added's advice.
+const breakIt = "stored objects that break it"
+
+// transitionAdvice is validation-rule-added's advice for a rule that uses oldSelf.
+var transitionAdvice = "updates that break it are refused, even unchanged ones and writes through /status (" + RatchetTransition + "); check the rule against how clients update these objects"
 
 var oldSelfRE = regexp.MustCompile(`\boldSelf\b`)
 
@@ -216,6 +222,10 @@ func (n *node) emitAdded(w apiextv1.ValidationRule, res celproof.Result) {
 	}
 	f := n.emitRule(validationRuleAdded, finding.Head, w, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
+	if i := strings.LastIndex(f.Message, ": "+breakIt); i >= 0 && usesOldSelf(w) {
+		// Checked on updates only, and never forgiven.
+		f.Message = f.Message[:i+2] + transitionAdvice
+	}
 	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 }
 

@@ -28,8 +28,8 @@ var (
 	requiredAdded = &Rule{
 		ID: "required-added", Severity: finding.Error, Level: PropertyLevel, Twin: "required-removed",
 		Summary: "A property of an existing object became required.",
-		Advice:  "stored objects without it fail validation on their next update and old clients cannot create objects; give it a default instead, or require it only in a new version",
-		Doc:     "Making a property required invalidates every stored object that does not set it: controllers can no longer update them (not even their status) and clients built against the old schema cannot create new ones. Validation ratcheting does not help with required. Give the property a default so it is filled in for everyone, or make it required only in a new API version. A required property inside an object that is itself new is not reported.",
+		Advice:  defaultRequiredRatchet.Stored("stored objects without it") + "; old clients cannot create objects; give it a default instead, or require it only in a new version",
+		Doc:     "Making a property required invalidates every stored object that does not set it, and clients built against the old schema cannot create new ones. The API server checks required on the parent object, so validation ratcheting (Kubernetes 1.30 and later) lets a stored object without the property keep updating only while the update leaves that parent object as it is (a write through /status, or of labels, when the parent is .spec); any other change to it fails, and at the root of the object no update passes. Give the property a default so it is filled in for everyone, or make it required only in a new API version. A required property inside an object that is itself new is not reported.",
 	}
 	requiredRemoved = &Rule{
 		ID: "required-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -162,8 +162,9 @@ func checkFields(n *node) {
 		n.judge(kwRequired)
 		for _, name := range w.Required {
 			if !slices.Contains(o.Required, name) && !(n.path == "." && alwaysSet[name]) {
-				n.emitAt(requiredAdded, childPath(n.path, name), finding.Head, n.at(finding.Head, "required", crd.StringItem(name)), false, true,
+				f := n.emitAt(requiredAdded, childPath(n.path, name), finding.Head, n.at(finding.Head, "required", crd.StringItem(name)), false, true,
 					"%s is now required", childPath(n.path, name))
+				f.Message = reratchet(f.Message, defaultRequiredRatchet, n.ratchet(RequiredRatchet(n.path)))
 			}
 		}
 		for _, name := range o.Required {

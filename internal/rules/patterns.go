@@ -23,7 +23,7 @@ var (
 		ID: "pattern-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-removed",
 		Summary: "A regular-expression pattern was added.",
 		Advice:  "values that do not match are rejected; make sure every value in use matches",
-		Doc:     "A pattern makes the server reject strings that do not match it. Stored objects with such values fail their next update (unless ratcheting applies) and clients sending them are refused.",
+		Doc:     "A pattern makes the server reject strings that do not match it. " + ratchetValueDoc,
 	}
 	patternChanged = &Rule{
 		ID: "pattern-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "pattern-loosened",

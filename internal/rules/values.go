@@ -45,8 +45,8 @@ var (
 	enumAdded = &Rule{
 		ID: "enum-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "enum-removed",
 		Summary: "An enum restriction was added to a property that had none.",
-		Advice:  "stored objects and clients with other values are rejected; list every value in use, or validate in the controller instead",
-		Doc:     "Restricting a free-form property to an enum invalidates every stored object and client request with a value outside the list. With validation ratcheting (Kubernetes ≥ 1.30) existing objects keep updating as long as they do not touch the field, but new objects must conform. Include every value in use.",
+		Advice:  ValueRatchet("the value").Stored("stored objects with other values") + "; clients sending them are rejected; list every value in use, or validate in the controller instead",
+		Doc:     "Restricting a free-form property to an enum refuses every value outside the list. " + ratchetValueDoc + " Include every value in use.",
 	}
 	enumRemoved = &Rule{
 		ID: "enum-removed", Severity: finding.Info, Level: PropertyLevel,
@@ -56,8 +56,8 @@ var (
 	enumValueRemoved = &Rule{
 		ID: "enum-value-removed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "enum-value-added",
 		Summary: "An allowed enum value was removed.",
-		Advice:  "stored objects and clients using this value are rejected; keep the value (deprecate it in the description)",
-		Doc:     "Objects that use a removed enum value fail validation, and clients that send it are rejected. With validation ratcheting existing objects keep updating while the field is untouched, but the value can no longer be set. Keep the value and document it as deprecated.",
+		Advice:  ValueRatchet("the value").Stored("stored objects using this value") + "; clients sending it are rejected; keep the value (deprecate it in the description)",
+		Doc:     "A removed enum value can no longer be set. " + ratchetValueDoc + " Keep the value and document it as deprecated.",
 	}
 	enumValueAdded = &Rule{
 		ID: "enum-value-added", Severity: finding.Info, Level: PropertyLevel,
@@ -68,7 +68,7 @@ var (
 		ID: "format-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "format-removed",
 		Summary: "A format was added.",
 		Advice:  "values that do not match the format are rejected; validate in the controller or add the format in a new version",
-		Doc:     "A format (date-time, uri, int32, …) makes the API server reject values that do not match it. Stored objects with other values fail their next update unless ratcheting applies, and clients sending them fail always.",
+		Doc:     "A format (date-time, uri, int32, …) makes the API server reject values that do not match it. " + ratchetValueDoc,
 	}
 	formatChanged = &Rule{
 		ID: "format-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true,

@@ -179,6 +179,12 @@ func (n *node) emit(r *Rule, side finding.Side, at crd.Path, before, after any, 
 func (n *node) emitAt(r *Rule, path string, side finding.Side, at crd.Path, before, after any, format string, args ...any) *finding.Finding {
 	f := n.e.add(r, n.version, path, side, at, before, after, fmt.Sprintf(format, args...))
 	f.Ratchetable = r.Ratchetable && !n.underBranch
+	if r.Ratchetable {
+		// A list item or a combinator's branch: a node above reports the error, and forgives
+		// it only while it is unchanged as a whole.
+		f.Message = reratchet(f.Message, ValueRatchet("the value"), n.ratchet(ValueRatchet("the value")))
+		f.Message = reratchet(f.Message, defaultRuleRatchet, n.ratchet(RuleRatchet(n.path)))
+	}
 	if f.Builtin = n.builtinName(path, side); f.Builtin != "" && r != upstreamDefaultAdded {
 		// The message names the built-in type field once, after the path: one change of an
 		// embedded type reads as that type's change wherever it is shown.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -373,18 +374,88 @@ func (s *Schema) Ratchets(e *field.Error) bool {
 	if e.Type == field.ErrorTypeRequired || e.Type == field.ErrorTypeTypeInvalid {
 		return false
 	}
-	node := s.structural
-	for _, seg := range crd.FieldPath(e.Field) {
-		if node == nil {
-			return true
-		}
+	_, under := s.Combinator(e.Field)
+	return !under
+}
+
+// Combinator returns the nearest ancestor of a field of an error (spec.size) whose node carries
+// not, oneOf, anyOf or allOf, as a field of an error ("" for the root), and whether there is
+// one: that node reports what its branches require of the field.
+func (s *Schema) Combinator(f string) (string, bool) {
+	holder, found := "", false
+	s.walk(f, func(prefix string, node *structuralschema.Structural, _ bool) {
 		if combines(node) {
+			holder, found = prefix, true
+		}
+	})
+	return holder, found
+}
+
+// Forgiver says which node's unchanged value makes validation ratcheting forgive the errors
+// the node at a field reports.
+type Forgiver int
+
+// The forgivers.
+const (
+	// ByItself: the field's own value.
+	ByItself Forgiver = iota
+	// ByList: the list the field lies in an item of, a list whose items the server does not
+	// correlate with the old ones (atomic or set; only map lists are correlated, by key).
+	ByList
+	// ByCombinator: the ancestor whose allOf, anyOf, oneOf or not holds the field.
+	ByCombinator
+)
+
+// ForgivenWhile returns the field whose unchanged value forgives the errors the node at f
+// reports (k8s.io/apiserver's CorrelatedObject: the shallowest of an uncorrelated list and the
+// nearest combinator above f), and which kind of node that is.
+func (s *Schema) ForgivenWhile(f string) (string, Forgiver) {
+	at, by := f, ByItself
+	listAt, listDepth, holderAt, holderDepth := "", -1, "", -1
+	depth := 0
+	s.walk(f, func(prefix string, node *structuralschema.Structural, index bool) {
+		if combines(node) {
+			holderAt, holderDepth = prefix, depth
+		}
+		if index && listDepth < 0 && (node.XListType == nil || *node.XListType != "map") {
+			listAt, listDepth = prefix, depth
+		}
+		depth++
+	})
+	switch {
+	case listDepth >= 0 && (holderDepth < 0 || listDepth <= holderDepth):
+		at, by = listAt, ByList
+	case holderDepth >= 0:
+		at, by = holderAt, ByCombinator
+	}
+	return at, by
+}
+
+// Describes reports whether the schema has the field of an error (spec.size, spec.items[0]):
+// where it does not, the server prunes it (unless an ancestor keeps unknown fields).
+func (s *Schema) Describes(f string) bool {
+	return s.walk(f, func(string, *structuralschema.Structural, bool) {})
+}
+
+// walk follows a field of an error down the schema, calling visit with each proper ancestor's
+// node (and its field: "" for the root; index: the next step is an item of it), and reports
+// whether the schema reaches the field.
+func (s *Schema) walk(f string, visit func(prefix string, node *structuralschema.Structural, index bool)) bool {
+	node, prefix := s.structural, ""
+	for _, seg := range crd.FieldPath(f) {
+		if node == nil {
 			return false
 		}
+		_, index := seg.(int)
+		visit(prefix, node, index)
 		switch seg := seg.(type) {
 		case int:
-			node = node.Items
+			node, prefix = node.Items, prefix+"["+strconv.Itoa(seg)+"]"
 		case string:
+			if prefix != "" {
+				prefix += "."
+			}
+			prefix += seg
 			if p, ok := node.Properties[seg]; ok {
 				node = &p
 			} else if node.AdditionalProperties != nil {
@@ -394,7 +465,7 @@ func (s *Schema) Ratchets(e *field.Error) bool {
 			}
 		}
 	}
-	return true
+	return node != nil
 }
 
 // combines reports whether a schema node carries not, oneOf, anyOf or allOf.
