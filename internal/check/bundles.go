@@ -42,11 +42,14 @@ func withLeftRelease(old *source.Tree, helm []finding.Finding, gone []departure)
 // made of the copy (compared with a copy at a new path, or left over), the bundle lost it; a CRD
 // with no shipped copy left is crd-removed instead.
 func leftBundles(old, new *source.Tree) []departure {
-	ships := map[string][]string{} // CRD name → the head files that ship it
+	ships := map[string][]string{} // CRD name → the head files that ship it, sorted
 	for _, c := range new.CRDs {
 		if new.Facts(c.File).Ships() && !slices.Contains(ships[c.Name], c.File) {
 			ships[c.Name] = append(ships[c.Name], c.File)
 		}
+	}
+	for _, files := range ships {
+		slices.Sort(files) // in path order, whatever order the files were read in
 	}
 	type key struct{ file, name string }
 	seen := map[key]bool{}

@@ -33,6 +33,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	for _, s := range new.Skipped {
 		r.Notices = append(r.Notices, "head: "+s)
 	}
+	for _, rm := range new.Remotes() {
+		r.Notices = append(r.Notices, fmt.Sprintf("head: %s:%d lists the remote resource %s, which crdguard does not fetch: the CRDs it installs are not checked", rm.File, rm.Line, rm.Entry))
+	}
 	// An input that held a CRD and could not be read on one side fails closed: its CRDs are
 	// neither added nor removed, and an error names the file (see unreadable).
 	baseUnread, headUnread := unreadable(old, new, finding.Base), unreadable(new, old, finding.Head)

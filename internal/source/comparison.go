@@ -120,12 +120,12 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		}
 		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
 	}
-	AddFiles(append(adds, r.unlisted(cmp, files, newTree, changed, f)...))
+	AddFiles(append(adds, r.unlisted(cmp, files, newTree, readOld, readNew, changed, f)...))
 	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
 		return nil, err
 	}
-	cmp.Old.ApplyPatches(r.reader(oldTree, nil))
-	cmp.New.ApplyPatches(r.reader(newTree, working))
+	cmp.Old.ApplyPatches(readOld)
+	cmp.New.ApplyPatches(readNew)
 	return cmp, nil
 }
 

@@ -59,7 +59,7 @@ func (t *Tree) applyKustomization(dir, file string, data []byte, index map[strin
 		return
 	}
 	k.FixKustomization() // bases and other deprecated spellings, as kustomize reads them
-	t.recordListing(dir, file, data, k.Resources)
+	t.recordListing(dir, file, data, k.Resources, read)
 	files := map[string][]byte{}
 	var resources []string
 	present := map[string]bool{} // the CRDs the rendered resources define

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -75,6 +76,9 @@ type Tree struct {
 	// line of its entry (Listing).
 	listing map[string]map[string]int
 
+	// remote are the remote resources of the kustomizations read (Remotes).
+	remote []Remote
+
 	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
 	// resource: two different definitions of one name there are duplicates, as in one file.
 	kustomizedBy map[string]string
@@ -127,14 +131,22 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		adds = append(adds, File{Tree: t, Name: filepath.ToSlash(f), Data: data})
 	}
 	AddFiles(adds)
-	t.ApplyPatches(func(name string) ([]byte, bool) {
+	read := func(name string) ([]byte, bool) {
 		rel, err := filepath.Rel(path, filepath.FromSlash(name))
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return nil, false // kustomizations outside what the user named are not read
 		}
 		data, err := readLimited(filepath.FromSlash(name))
 		return data, err == nil && len(data) <= MaxFileSize
-	})
+	}
+	// Every kustomization of the folder, as git mode reads every changed one: what each installs
+	// tells which CRDs leave it.
+	for _, f := range adds {
+		if slices.Contains(kustomizationNames, filepath.Base(f.Name)) {
+			t.listResources(f.Name, f.Data, read)
+		}
+	}
+	t.ApplyPatches(read)
 	return t, nil
 }
 

@@ -1,0 +1,119 @@
+package check
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/rules"
+)
+
+// A kustomization that lists a folder installs what the folder's kustomization lists: when it
+// stops listing the folder, the CRDs it brought leave it (crd-removed-from-bundle at the folder's
+// entry), as when it stops listing a file. A remote resource is not fetched: a notice names it.
+func TestGitKustomizationFolders(t *testing.T) {
+	const (
+		ns    = "manifests/namespace-install/kustomization.yaml"
+		crds  = "manifests/crds/kustomization.yaml"
+		base  = "manifests/base/kustomization.yaml"
+		wrap  = "manifests/wrap/kustomization.yaml"
+		url   = "https://raw.githubusercontent.com/argoproj/argo-cd/v3.0.0/manifests/crds/application-crd.yaml"
+		remNo = "head: " + ns + ":4 lists the remote resource " + url + ", which crdguard does not fetch: the CRDs it installs are not checked"
+	)
+	k := func(resources ...string) string {
+		return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- " + strings.Join(resources, "\n- ") + "\n"
+	}
+	apps, projects := string(stubCRD("applications")), string(stubCRD("appprojects"))
+	layout := map[string]string{
+		crds: k("application-crd.yaml", "appproject-crd.yaml"), "manifests/crds/application-crd.yaml": apps, "manifests/crds/appproject-crd.yaml": projects,
+		base: k("sa.yaml"), "manifests/base/sa.yaml": "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: argocd\n",
+		ns: k("../crds", "../base"), "manifests/cluster-install/kustomization.yaml": k("../crds", "../base"),
+	}
+	gone := func(name string) string {
+		return "crd-removed-from-bundle " + name + ".example.com   " + ns + ":4 base\n"
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after map[string]string // path → content, over layout; "" deletes
+		want          string
+		notices       []string
+	}{
+		{"stops listing the CRD folder", nil, map[string]string{ns: k("../base")}, gone("applications") + gone("appprojects"), nil},
+		{"stops listing a folder that lists the CRD folder", map[string]string{ns: k("../wrap", "../base"), wrap: k("../crds")}, map[string]string{ns: k("../base")},
+			gone("applications") + gone("appprojects"), nil},
+		{"the folder replaced by a remote file", nil, map[string]string{ns: k(url, "../base")}, gone("applications") + gone("appprojects"), []string{remNo}},
+		// Twins: the same files installed.
+		{"still lists the folder", nil, map[string]string{ns: k("../crds", "../base") + "commonLabels: {app: argocd}\n"}, "", nil},
+		{"the folder's files listed one by one", nil, map[string]string{ns: k("../crds/application-crd.yaml", "../crds/appproject-crd.yaml", "../base")}, "", nil},
+		{"the CRD folder through another folder", nil, map[string]string{ns: k("../wrap", "../base"), wrap: k("../crds")}, "", nil},
+		{"a cycle", nil, map[string]string{ns: k("../crds", "../base", "../loop"), "manifests/loop/kustomization.yaml": k("../namespace-install")}, "", nil},
+		{"a local folder that looks like a host", nil, map[string]string{ns: k("../crds", "../base", "config.d/x"), "manifests/namespace-install/config.d/x/kustomization.yaml": k("cm.yaml"),
+			"manifests/namespace-install/config.d/x/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string]string{}
+			for p, data := range layout {
+				before[p] = data
+			}
+			for p, data := range tc.before {
+				before[p] = data
+			}
+			res := checkChange(t, before, tc.after)
+			assertFindings(t, res, tc.want)
+			var remote []string
+			for _, n := range res.Notices {
+				if strings.Contains(n, " lists the remote resource ") {
+					remote = append(remote, n)
+				}
+			}
+			if got, want := fmt.Sprintf("%q", remote), fmt.Sprintf("%q", tc.notices); got != want {
+				t.Errorf("remote notices\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// Two folders compared with diff: every kustomization of each folder is read, folder entries
+// followed inside the compared folder, so a kustomization that stops listing the CRD folder is
+// reported at its entry; one that still lists it is not; a remote entry is a notice.
+func TestKustomizationFoldersInFolders(t *testing.T) {
+	k := func(resources ...string) string { return "resources:\n- " + strings.Join(resources, "\n- ") + "\n" }
+	const remote = "github.com/argoproj/argo-cd//manifests/crds?ref=v3.0.0"
+	for _, tc := range []struct {
+		name, before, after, want string
+		notices                   []string
+	}{
+		{"stops listing the CRD folder", k("../crds", "../base"), k("../base"),
+			"crd-removed-from-bundle   kustomization.yaml:2 base\ncrd-removed-from-bundle   kustomization.yaml:2 base", nil},
+		{"still lists it", k("../crds", "../base"), k("../base", "../crds"), "", nil},
+		{"a remote folder instead", k("../crds", "../base"), k(remote, "../base"),
+			"crd-removed-from-bundle   kustomization.yaml:2 base\ncrd-removed-from-bundle   kustomization.yaml:2 base",
+			[]string{"head: NEW/manifests/namespace-install/kustomization.yaml:2 lists the remote resource " + remote + ", which crdguard does not fetch: the CRDs it installs are not checked"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := [2]string{t.TempDir(), t.TempDir()}
+			for i, ns := range []string{tc.before, tc.after} {
+				writeFile(t, filepath.Join(dirs[i], "manifests/namespace-install/kustomization.yaml"), []byte(ns))
+				writeFile(t, filepath.Join(dirs[i], "manifests/crds/kustomization.yaml"), []byte(k("applications.yaml", "appprojects.yaml")))
+				writeFile(t, filepath.Join(dirs[i], "manifests/crds/applications.yaml"), stubCRD("applications"))
+				writeFile(t, filepath.Join(dirs[i], "manifests/crds/appprojects.yaml"), stubCRD("appprojects"))
+				writeFile(t, filepath.Join(dirs[i], "manifests/base/kustomization.yaml"), []byte(k("sa.yaml")))
+				writeFile(t, filepath.Join(dirs[i], "manifests/base/sa.yaml"), []byte("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: argocd\n"))
+			}
+			res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+			if got := strings.Join(summary(res.Findings), "\n"); got != tc.want {
+				t.Errorf("findings\n%s\nwant\n%s", got, tc.want)
+			}
+			var remote []string
+			for _, n := range res.Notices {
+				if strings.Contains(n, " lists the remote resource ") {
+					remote = append(remote, strings.ReplaceAll(n, filepath.ToSlash(dirs[1]), "NEW"))
+				}
+			}
+			if got, want := fmt.Sprintf("%q", remote), fmt.Sprintf("%q", tc.notices); got != want {
+				t.Errorf("remote notices\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
