@@ -528,7 +528,7 @@ func (j *Judge) synthesized(c Change, e *evaluator, read *refNode, transition bo
 	}
 	confirmed := 0
 	for _, way := range s.solve(toTerm(a.Expr()), false, nil) {
-		v, old, ok := build(e.oldNode, way, stringsOf(s.prefer))
+		v, old, ok := j.keepOld(s, e, way, stringsOf(s.prefer))
 		if !ok {
 			continue
 		}
