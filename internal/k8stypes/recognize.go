@@ -3,6 +3,7 @@ package k8stypes
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -22,6 +23,9 @@ type Place struct {
 	// rests on the siblings' structure, so nothing is credited to k8s.io/api on its strength
 	// alone (Upstream is false).
 	Extended bool
+	// Alike marks a node that is one of several types with the same fields (Shape names the
+	// first by key): its own fields are not named after it.
+	Alike bool
 }
 
 // Known reports whether the node was recognised.
@@ -119,12 +123,37 @@ func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 			best = append(best, t)
 		}
 	}
-	if len(best) != 1 {
-		// None, or several that fit as well (LabelSelectorRequirement and
-		// NodeSelectorRequirement have the same fields): the structure does not say which.
-		return Place{}
+	switch {
+	case len(best) == 1:
+		return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}}
+	case len(best) > 1 && alike(best):
+		// Several types that are one another's copy field for field (SecretKeySelector and
+		// ConfigMapKeySelector: key, optional and LocalObjectReference's name): the node is
+		// one of them, which one the structure does not say. Its fields are named only after a
+		// type all of them embed (LocalObjectReference.name), and have what all of them
+		// declare.
+		slices.SortFunc(best, func(a, b *Type) int { return strings.Compare(a.Key, b.Key) })
+		return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}, Alike: true}
 	}
-	return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}}
+	// None, or several that fit as well but differ (a default or a list type of one's own).
+	return Place{}
+}
+
+// alike reports whether types have the same fields: names, shapes, markers and the type that
+// declares each, and the same map type.
+func alike(ts []*Type) bool {
+	sig := func(t *Type) string {
+		fs := slices.Clone(t.Fields)
+		slices.SortFunc(fs, func(a, b Field) int { return strings.Compare(a.JSON, b.JSON) })
+		b, _ := json.Marshal(fs)
+		return t.MapType + string(b)
+	}
+	for _, t := range ts[1:] {
+		if sig(t) != sig(ts[0]) {
+			return false
+		}
+	}
+	return true
 }
 
 // fingerprint recognises a node too small to tell by structure (the items of a
@@ -221,10 +250,13 @@ func (s *Set) Property(parent Place, name string) Place {
 	t := s.Type(parent.Shape.Ref)
 	f := s.Field(t, name)
 	switch {
-	case f == nil && parent.Extended:
-		return Place{} // the project's own field
+	case f == nil && (parent.Extended || parent.Alike):
+		return Place{} // the project's own field, or no type's name to give it
 	case f == nil:
 		return Place{Owner: t, Field: &Field{JSON: name}}
+	case parent.Alike && f.In == "":
+		// Known, with what every one of the types declares, but named after none of them.
+		return Place{Field: f, Shape: &f.Shape, Extended: parent.Extended}
 	}
 	return Place{Owner: t, Field: f, Shape: &f.Shape, Extended: parent.Extended}
 }

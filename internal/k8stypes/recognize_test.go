@@ -84,13 +84,13 @@ properties:
   value: {type: string}
   effect: {type: string}
 `, "core/v1.Toleration"},
-		{"two types with these fields", `
+		{"two types with the same fields: one of them, alike (TestAlike)", `
 type: object
 properties:
   key: {type: string}
   operator: {type: string}
   values: {type: array, items: {type: string}}
-`, ""},
+`, "core/v1.NodeSelectorRequirement"},
 		{"too few properties to say", `
 type: object
 properties:
@@ -395,5 +395,49 @@ func TestGeneratedRules(t *testing.T) {
 				t.Errorf("recognised as %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestAlike: a node that is one of several types with the same fields (SecretKeySelector and
+// ConfigMapKeySelector) has what all of them declare, and its fields are named only after the
+// type all of them embed; types that fit as well but differ give nothing.
+func TestAlike(t *testing.T) {
+	set := k8stypes.Builtin()
+	sel := set.Standalone(schema(t, `
+type: object
+x-kubernetes-map-type: atomic
+properties:
+  key: {type: string}
+  name: {type: string, default: ""}
+  optional: {type: boolean}
+`))
+	if !sel.Known() || !sel.Alike {
+		t.Fatalf("a key selector: known %v, alike %v", sel.Known(), sel.Alike)
+	}
+	name, key := set.Property(sel, "name"), set.Property(sel, "key")
+	if name.Name() != "LocalObjectReference.name" || !name.Upstream([]byte(`""`)) {
+		t.Errorf("name: %q, upstream %v", name.Name(), name.Upstream([]byte(`""`)))
+	}
+	if !key.Known() || key.Name() != "" || key.Upstream([]byte(`""`)) {
+		t.Errorf("key: known %v, name %q", key.Known(), key.Name())
+	}
+	if other := set.Property(sel, "weight"); other.Known() || other.Name() != "" {
+		t.Errorf("a field none of them has: known %v, name %q", other.Known(), other.Name())
+	}
+	// ISCSIVolumeSource and ISCSIPersistentVolumeSource fit these fields alike, but their
+	// secretRef differs (LocalObjectReference, SecretReference).
+	iscsi := set.Standalone(schema(t, `
+type: object
+properties:
+  targetPortal: {type: string}
+  iqn: {type: string}
+  lun: {type: integer}
+  iscsiInterface: {type: string, default: default}
+  fsType: {type: string}
+  readOnly: {type: boolean}
+  portals: {type: array, items: {type: string}}
+`))
+	if iscsi.Known() {
+		t.Errorf("two types that differ recognised as %s", iscsi.Shape.Ref)
 	}
 }
