@@ -31,13 +31,14 @@ const casesDir = "../../testdata/rules"
 // unprovable are rules whose breakage the generic probe cannot show, with the reason; their
 // cases are run and documented, but not asserted.
 var unprovable = map[string]string{
-	"duplicate-crd":              "two documents in one tree are a repository problem, not a cluster change",
-	"unknown-change":             "fail closed: crdguard reports what it cannot classify as an error because it cannot judge it, not because it is known to break (a labelSelectorPath on a field that may hold a non-string breaks only objects that hold one there, which the probe object does not)",
-	"list-map-keys-changed":      "breaks server-side apply merging between field managers; objects themselves stay valid",
-	"upstream-default-added":     "the custom resource itself reads back with the default (the probes show it appear), which is the change; what the rule says is that the Pods, Services and volumes a controller builds from it get the same default from the API server when they are created, and this server serves no built-in types",
-	"default-respelled":          "the custom resource reads back with the new spelling (the probes show it change), which is the change; what the rule says is that both spellings are one duration to the Go code that reads the field, and the server does not parse the field",
-	"conversion-webhook-removed": "needs a running conversion webhook to compare with",
-	"conversion-webhook-added":   "needs a running conversion webhook (without one, reads through the other version fail, which is what the rule's doc warns of)",
+	"duplicate-crd":                      "two documents in one tree are a repository problem, not a cluster change",
+	"unknown-change":                     "fail closed: crdguard reports what it cannot classify as an error because it cannot judge it, not because it is known to break (a labelSelectorPath on a field that may hold a non-string breaks only objects that hold one there, which the probe object does not)",
+	"list-map-keys-changed":              "breaks server-side apply merging between field managers; objects themselves stay valid",
+	"upstream-default-added":             "the custom resource itself reads back with the default (the probes show it appear), which is the change; what the rule says is that the Pods, Services and volumes a controller builds from it get the same default from the API server when they are created, and this server serves no built-in types",
+	"default-respelled":                  "the custom resource reads back with the new spelling (the probes show it change), which is the change; what the rule says is that both spellings are one duration to the Go code that reads the field, and the server does not parse the field",
+	"conversion-review-versions-changed": "needs a running conversion webhook to show which ConversionReview version it receives",
+	"conversion-webhook-removed":         "needs a running conversion webhook to compare with",
+	"conversion-webhook-added":           "needs a running conversion webhook (without one, reads through the other version fail, which is what the rule's doc warns of)",
 }
 
 // undecided are cases whose CEL change crdguard can neither prove safe nor refute: it reports

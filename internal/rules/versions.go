@@ -52,6 +52,11 @@ var (
 		Advice:  "objects are no longer converted between versions, only relabelled; keep the webhook while more than one version is served",
 		Doc:     "Without the webhook, objects stored in one version are served in the others with only their apiVersion changed, so fields are lost or invalid. Keep the conversion webhook as long as several versions are served.",
 	}
+	conversionReviewVersionsChanged = &Rule{
+		ID: "conversion-review-versions-changed", Severity: finding.Info, Level: CRDLevel,
+		Summary: "The conversion webhook's conversionReviewVersions changed, but not the version the API server sends.",
+		Doc:     "The API server sends its ConversionReview in the first version of conversionReviewVersions it speaks (v1 or v1beta1) and ignores the rest, so dropping or adding a later entry (`[v1, v1beta1]` → `[v1]`) changes nothing the webhook receives. When that first spoken version changes, or the webhook's address changes, the finding stays `unknown-change`: the webhook must speak the new version before the CRD is applied.",
+	}
 	conversionWebhookAdded = &Rule{
 		ID: "conversion-webhook-added", Severity: finding.Info, Level: CRDLevel,
 		Summary: "Conversion strategy changed from None to Webhook.",
@@ -93,7 +98,7 @@ var (
 
 var versionRules = []*Rule{
 	storedVersionRemoved, servedVersionRemoved, versionRemoved, storageVersionChanged, conversionMissing,
-	conversionWebhookRemoved, conversionWebhookAdded, subresourceRemoved, subresourceAdded, scaleSelectorAdded, versionAdded, printerColumnsChanged,
+	conversionWebhookRemoved, conversionReviewVersionsChanged, conversionWebhookAdded, subresourceRemoved, subresourceAdded, scaleSelectorAdded, versionAdded, printerColumnsChanged,
 	deprecationChanged,
 }
 
@@ -341,6 +346,18 @@ func compareConversion(e *emitter) {
 		e.crd(conversionWebhookAdded, finding.Head, crd.Path{"spec", "conversion", "strategy"}, string(os), string(ns), "conversion strategy changed from None to Webhook")
 	}
 	if os == ns && os == apiextv1.WebhookConverter && !reflect.DeepEqual(o.Spec.Conversion.Webhook, w.Spec.Conversion.Webhook) {
+		ow, nw := o.Spec.Conversion.Webhook, w.Spec.Conversion.Webhook
+		if ow != nil && nw != nil && reflect.DeepEqual(ow.ClientConfig, nw.ClientConfig) {
+			at := crd.Path{"spec", "conversion", "webhook", "conversionReviewVersions"}
+			if sent(ow.ConversionReviewVersions) == sent(nw.ConversionReviewVersions) && sent(nw.ConversionReviewVersions) != "" {
+				e.crd(conversionReviewVersionsChanged, finding.Head, at, ow.ConversionReviewVersions, nw.ConversionReviewVersions,
+					"conversionReviewVersions changed from %v to %v: the API server still sends ConversionReview %s, the first of them it speaks", ow.ConversionReviewVersions, nw.ConversionReviewVersions, sent(nw.ConversionReviewVersions))
+				return
+			}
+			e.crd(unknownChange, finding.Head, at, ow.ConversionReviewVersions, nw.ConversionReviewVersions,
+				"conversionReviewVersions changed from %v to %v: the API server now sends ConversionReview %s instead of %s, which the deployed webhook must speak before the CRD is applied", ow.ConversionReviewVersions, nw.ConversionReviewVersions, orNone(sent(nw.ConversionReviewVersions)), orNone(sent(ow.ConversionReviewVersions)))
+			return
+		}
 		e.crd(unknownChange, finding.Head, crd.Path{"spec", "conversion", "webhook"}, nil, nil, "the conversion webhook configuration changed in a way crdguard does not classify")
 	}
 	if ns == apiextv1.NoneConverter {
@@ -401,4 +418,22 @@ func schemaOf(v *apiextv1.CustomResourceDefinitionVersion) *apiextv1.JSONSchemaP
 		return nil
 	}
 	return v.Schema.OpenAPIV3Schema
+}
+
+// sent is the ConversionReview version the API server sends a webhook that lists these: the
+// first it speaks (apiextensions-apiserver's createConversionReviewObjects), "" for none.
+func sent(versions []string) string {
+	for _, v := range versions {
+		if v == "v1" || v == "v1beta1" {
+			return v
+		}
+	}
+	return ""
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "none (conversion fails)"
+	}
+	return v
 }
