@@ -291,7 +291,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	findings := dec.Findings
 	acks := append(append([]policy.Acknowledged{}, out.Acknowledged...), dec.Acknowledged...)
 	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: notices,
-		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase}, Acknowledged: acks}
+		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, Forced: r.target.forced}, Acknowledged: acks}
 
 	if r.target.pr != 0 {
 		rep.PullRequest = &report.PullRequest{Number: r.target.pr, Base: r.target.base, Head: r.target.head}

@@ -116,7 +116,8 @@ func TestForcedPushAndNewBranch(t *testing.T) {
 			pr := newPullRequest(t)
 			first := pushed(t, pr, false)[0]
 			pr.srv.PRLabels = map[int][]string{41: {ackLabel}}
-			before := pr.base
+			base := pr.base
+			before := base
 			switch tc.dropped {
 			case "field":
 				pr.repo.Checkout(mustHash(t, pr.base))
@@ -144,6 +145,23 @@ func TestForcedPushAndNewBranch(t *testing.T) {
 			if cr.Conclusion != tc.conclusion || cr.Title != tc.title {
 				t.Fatalf("check run %s %q\n%s", cr.Conclusion, cr.Title, out)
 			}
+			want := "Compared " + first[:12] + " with " + before[:12] + " directly (a forced push replaced it)."
+			if tc.newBranch {
+				want = "Compared " + first[:12] + " with " + base[:12] + " (the merge base)."
+			}
+			if got := comparedLine(cr.Summary); got != want {
+				t.Fatalf("summary says %q, want %q", got, want)
+			}
 		})
 	}
+}
+
+// comparedLine is the summary's line saying what was compared.
+func comparedLine(summary string) string {
+	for _, l := range strings.Split(summary, "\n") {
+		if strings.HasPrefix(l, "Compared ") {
+			return l
+		}
+	}
+	return ""
 }

@@ -55,6 +55,9 @@ type Compared struct {
 	// Release says base and head are releases (base a tag, head not a branch), compared as they
 	// are, not through the merge base: upgrading replaces the one's CRDs with the other's.
 	Release bool `json:"release,omitempty"`
+	// Forced says a forced push replaced base with head: they are compared as they are, not
+	// through their merge base, so what the dropped commits brought counts as undone.
+	Forced bool `json:"forced,omitempty"`
 	// BaseRef and HeadRef are the refs as the user gave them, for people.
 	BaseRef string `json:"-"`
 	HeadRef string `json:"-"`
@@ -76,6 +79,9 @@ func (c *Compared) Line() string {
 	}
 	if c.Release {
 		return "compared " + head + " with the release " + base
+	}
+	if c.Forced {
+		return "compared " + head + " with " + base + " directly (a forced push replaced it)"
 	}
 	if c.MergeBase == c.Base {
 		return "compared " + head + " with " + base + " (the merge base)"
