@@ -23,7 +23,7 @@ var (
 		ID: "validation-rule-added", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "validation-rule-removed",
 		Summary: "A CEL validation rule (x-kubernetes-validations) was added.",
 		Advice:  defaultRuleRatchet.Stored(breakIt) + "; clients creating such objects are rejected; check the rule against existing objects",
-		Doc:     "A new CEL rule rejects every write of an object that breaks it. The API server checks a rule on the value it is written on, so validation ratcheting (Kubernetes 1.30 and later) lets a stored object that breaks it keep updating only while that whole value is unchanged (a rule on .spec fails on any change to .spec; a rule on the root, on every update); creates must always conform. A rule that uses oldSelf is checked on updates only (not on creates), and never forgiven, not even on an unchanged update or a write through /status. Make sure every object in use satisfies the rule, or express it as a transition rule that only applies to changed values.",
+		Doc:     "A new CEL rule rejects every write of an object that breaks it. The API server checks a rule on the value it is written on, so validation ratcheting (Kubernetes 1.30 and later) lets a stored object that breaks it keep updating only while that whole value is unchanged (a rule on .spec fails on any change to .spec; a rule on the root, on every update); creates must always conform. A rule that uses oldSelf is checked on updates only (not on creates), and never forgiven, not even on an unchanged update or a write through /status. Make sure every object in use satisfies the rule, or express it as a transition rule that only applies to changed values. A rule that takes the place of an allOf/anyOf/oneOf/not removed in the same change, where both only test which fields are set, is judged together with it: the same acceptance is one combinator-loosened, a narrower one this error naming what it replaces (the removal is not reported again).",
 	}
 	validationRuleChanged = &Rule{
 		ID: "validation-rule-changed", Severity: finding.Error, Level: PropertyLevel, Ratchetable: true, Twin: "validation-rule-loosened",
@@ -220,7 +220,11 @@ func (n *node) emitAdded(w apiextv1.ValidationRule, res celproof.Result) {
 		n.emitRule(validationRuleImplied, finding.Head, w, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
 		return
 	}
-	f := n.emitRule(validationRuleAdded, finding.Head, w, nil, w.Rule, "%s", fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)+shown(res))
+	what := fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)
+	if n.replaces != "" {
+		what += fmt.Sprintf(" in place of its %s", n.replaces)
+	}
+	f := n.emitRule(validationRuleAdded, finding.Head, w, nil, w.Rule, "%s", what+shown(res))
 	f.Ratchetable = f.Ratchetable && !usesOldSelf(w)
 	if i := strings.LastIndex(f.Message, ": "+breakIt); i >= 0 && usesOldSelf(w) {
 		// Checked on updates only, and never forgiven.

@@ -83,7 +83,21 @@ func checkMovedToRules(n *node) {
 		before := allSet(o.Required, present) && combinatorsAccept(o, present) && all(was, present)
 		return !before || allSet(w.Required, present) && combinatorsAccept(w, present) && all(now, present)
 	}) {
-		return // a tightening: each keyword is judged on its own, the rule with a witness
+		// A tightening. Where the combinators are gone and rules came in their place, the node's
+		// change is the rules' (dropping a combinator only loosens): one error per added rule,
+		// naming what it replaces, with the witness its judgement confirms. Otherwise each
+		// keyword is judged on its own.
+		if len(added) > 0 && !hasCombinator(w) {
+			n.judge(kwAllOf, kwAnyOf, kwOneOf, kwNot)
+			n.replaces = movedSide(o, removed)
+			if n.settled == nil {
+				n.settled = map[string]bool{}
+			}
+			for _, r := range removed {
+				n.settled[r] = true
+			}
+		}
+		return
 	}
 	if n.settled == nil {
 		n.settled = map[string]bool{}
@@ -98,23 +112,31 @@ func checkMovedToRules(n *node) {
 			first, found = k, true
 		}
 	}
-	sides := func(s *apiextv1.JSONSchemaProps, rules []string) string {
-		var parts []string
-		for _, k := range []keyword{kwAllOf, kwAnyOf, kwOneOf, kwNot} {
-			if isSet(s, k) {
-				parts = append(parts, keywordNames[k])
-			}
-		}
-		for _, r := range rules {
-			parts = append(parts, fmt.Sprintf("rule %q", r))
-		}
-		if len(parts) == 0 {
-			return "nothing"
-		}
-		return strings.Join(parts, " and ")
-	}
+	sides := movedSide
 	n.combinator(first, false, "the constraints of %s on which fields are set moved: %s became %s, which accepts every object the old ones did (proven over which of %s are set)",
 		n.path, sides(o, removed), sides(w, added), strings.Join(names, ", "))
+}
+
+// movedSide names the combinators of a node and the rules given: one side of a move.
+func movedSide(s *apiextv1.JSONSchemaProps, rules []string) string {
+	var parts []string
+	for _, k := range []keyword{kwAllOf, kwAnyOf, kwOneOf, kwNot} {
+		if isSet(s, k) {
+			parts = append(parts, keywordNames[k])
+		}
+	}
+	for _, r := range rules {
+		parts = append(parts, fmt.Sprintf("rule %q", r))
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// hasCombinator reports whether the node has allOf, anyOf, oneOf or not.
+func hasCombinator(s *apiextv1.JSONSchemaProps) bool {
+	return slices.ContainsFunc([]keyword{kwAllOf, kwAnyOf, kwOneOf, kwNot}, func(k keyword) bool { return isSet(s, k) })
 }
 
 // ruleTexts are the rules of a whose text b does not have.

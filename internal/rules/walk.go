@@ -51,6 +51,10 @@ type node struct {
 	// settled are the texts of rules added or removed here that were judged together with the
 	// node's combinators (checkMovedToRules), and are not reported on their own.
 	settled map[string]bool
+	// replaces names the combinators (and removed rules) that the rules added here replace, in a
+	// change that tightens the node (see checkMovedToRules): their errors say so, and the
+	// combinators' removal is not reported on its own.
+	replaces string
 }
 
 // relStep is one step of a schema node's YAML path below openAPIV3Schema; the chain is only
