@@ -1,6 +1,7 @@
 package k8stypes_test
 
 import (
+	"strings"
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -439,5 +440,44 @@ properties:
 `))
 	if iscsi.Known() {
 		t.Errorf("two types that differ recognised as %s", iscsi.Shape.Ref)
+	}
+}
+
+// TestRemovedField: a PodSpec generated from a k8s.io/api older than v0.31.0 has
+// resourceClaims[*].source, which the linked one removed, and is still a PodSpec; the same
+// field with another shape is not PodResourceClaim's.
+func TestRemovedField(t *testing.T) {
+	podSpec := func(source string) string {
+		return `
+type: object
+properties:
+  serviceAccountName: {type: string}
+  containers:
+    type: array
+    items:
+      ` + strings.ReplaceAll(strings.TrimSpace(extendedContainer("")), "\n", "\n      ") + `
+  resourceClaims:
+    type: array
+    items:
+      type: object
+      properties:
+        name: {type: string}
+        source: ` + source + `
+`
+	}
+	for _, tc := range []struct{ name, source, want string }{
+		{"as k8s.io/api v0.30 had it", `{type: object, properties: {resourceClaimName: {type: string}, resourceClaimTemplateName: {type: string}}}`, "core/v1.PodSpec"},
+		{"another shape", `{type: string}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := k8stypes.Builtin().Standalone(schema(t, podSpec(tc.source)))
+			got := ""
+			if p.Known() {
+				got = p.Shape.Ref
+			}
+			if got != tc.want {
+				t.Errorf("recognised as %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

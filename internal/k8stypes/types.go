@@ -59,6 +59,9 @@ type Field struct {
 	// writes x-kubernetes-validations: `self == oldSelf` on the field and, for an optional
 	// one, `!has(oldSelf.f) || has(self.f)` on its parent.
 	Immutable bool `json:"immutable,omitempty"`
+	// Removed is the first k8s.io/api version without the field (PodResourceClaim.source:
+	// v0.31.0): a CRD generated from an older one still has it, and is still the type.
+	Removed string `json:"removed,omitempty"`
 }
 
 // Shape is the schema a Go type expression gives: a kind, the struct type of an object, the

@@ -75,6 +75,10 @@ func Generate() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	types, err = withRemoved(types)
+	if err != nil {
+		return nil, err
+	}
 	s := &k8stypes.Set{Types: types}
 	for _, m := range mods {
 		if m.Path == "k8s.io/api" {
@@ -125,4 +129,57 @@ func readTree(mods []module) (tree, error) {
 		}
 	}
 	return t, nil
+}
+
+// removedField is a field k8s.io/api no longer has, with the shape it had.
+type removedField struct {
+	owner string         // the type that had it
+	field k8stypes.Field // Removed: the first k8s.io/api version without it
+	types []*k8stypes.Type
+}
+
+// removed are the fields of the listed packages that k8s.io/api removed while CRDs generated
+// from the versions before are still about, with the types they used: a PodSpec generated from
+// k8s.io/api v0.30 has resourceClaims[*].source, and is still a PodSpec (kuberay v1.2.0 is; its
+// imagePullSecrets defaults were errors because of it). Taken from the k8s.io/api v0.31.0
+// release (DRA structured parameters: PodResourceClaim's source flattened into it); the
+// generator reads one version, so a removal is added here by hand when it shows.
+var removed = []removedField{{
+	owner: "core/v1.PodResourceClaim",
+	field: k8stypes.Field{JSON: "source", Shape: k8stypes.Shape{Kind: k8stypes.KindObject, Ref: "core/v1.ClaimSource"}, Removed: "v0.31.0"},
+	types: []*k8stypes.Type{{Key: "core/v1.ClaimSource", Name: "ClaimSource", Fields: []k8stypes.Field{
+		{JSON: "resourceClaimName", Shape: k8stypes.Shape{Kind: k8stypes.KindString}},
+		{JSON: "resourceClaimTemplateName", Shape: k8stypes.Shape{Kind: k8stypes.KindString}},
+	}}},
+}}
+
+// withRemoved adds the removed fields to their types, and the types they used that k8s.io/api
+// no longer has. A removed field the type has again, or a type that exists, is an error: the
+// list is stale.
+func withRemoved(types []*k8stypes.Type) ([]*k8stypes.Type, error) {
+	byKey := map[string]*k8stypes.Type{}
+	for _, t := range types {
+		byKey[t.Key] = t
+	}
+	for _, r := range removed {
+		t := byKey[r.owner]
+		if t == nil {
+			return nil, fmt.Errorf("removed field %s.%s: no type %s", r.owner, r.field.JSON, r.owner)
+		}
+		for _, f := range t.Fields {
+			if f.JSON == r.field.JSON {
+				return nil, fmt.Errorf("removed field %s.%s is a field again: drop it from the list", r.owner, r.field.JSON)
+			}
+		}
+		t.Fields = append(t.Fields, r.field)
+		for _, rt := range r.types {
+			if byKey[rt.Key] != nil {
+				return nil, fmt.Errorf("removed type %s exists again: drop it from the list", rt.Key)
+			}
+			byKey[rt.Key] = rt
+			types = append(types, rt)
+		}
+	}
+	sort.Slice(types, func(i, j int) bool { return types[i].Key < types[j].Key })
+	return types, nil
 }
