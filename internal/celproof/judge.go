@@ -233,7 +233,7 @@ func (j *Judge) judge(c Change) (res Result) {
 	}()
 	sr, ok := j.prepare(c)
 	if !ok {
-		return Result{}
+		return Result{Why: j.refusedRule(c)}
 	}
 	e, cands, complete, root, transition := sr.e, sr.cands, sr.complete, sr.root, sr.transition
 	oldNode, newNode := e.oldNode, e.newNode
@@ -331,7 +331,7 @@ func (j *Judge) judge(c Change) (res Result) {
 		}
 		if ex != nil {
 			res.Verdict, res.Example, res.Stored = Witness, ex, stored
-		} else {
+		} else if res.Why = j.refusedRule(c); res.Why == "" {
 			res.Why = j.why(c, oldNode, unsafe)
 		}
 	}

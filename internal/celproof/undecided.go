@@ -6,6 +6,7 @@ import (
 
 	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/parser"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
@@ -255,4 +256,30 @@ func unboundedKind(s *structuralschema.Structural) string {
 		return "a map"
 	}
 	return ""
+}
+
+// refusedRule explains a new rule the API server refuses when the CRD is applied (it does not
+// parse or compile against the new node, or its estimated cost exceeds the budget): the rule
+// then judges nothing, and crdguard reports the refusal itself as invalid-crd. "" when the rule
+// compiles, or its node is not found.
+func (j *Judge) refusedRule(c Change) string {
+	n := walk(j.newRoot, c.Steps)
+	if j.err != nil || n == nil {
+		return ""
+	}
+	s := n.DeepCopy()
+	s.XValidations = apiextv1.ValidationRules{c.After}
+	isRoot := len(c.Steps) == 0 || n.XEmbeddedResource
+	rs := compileRuleSet(s, isRoot)
+	detail := ""
+	switch {
+	case rs.err != nil:
+		detail = rs.err.Error()
+	case len(rs.results) == 1 && rs.results[0].Error != nil:
+		detail = rs.results[0].Error.Detail
+	default:
+		return ""
+	}
+	detail, _, _ = strings.Cut(detail, "\n")
+	return fmt.Sprintf("the API server refuses this rule when the CRD is applied (%s), so it judges nothing; see the invalid-crd finding", strings.TrimSpace(detail))
 }
