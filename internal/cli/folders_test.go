@@ -26,6 +26,8 @@ func TestBrokenFileInFolder(t *testing.T) {
 		namedErr = "YAML does not parse: line 4: did not find expected node content"
 	)
 	values := "replicas: [1\n" // a broken Helm values file
+	// A Helm template whose text has escapes and does not read as YAML, with or without its actions.
+	tmpl := "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: \"\\x41\"\n  {{- if .Values.x }}\n  b: [\n  {{- end }}\n"
 	for _, tc := range []struct {
 		name     string
 		old, new map[string]string // path under the folder → content
@@ -52,6 +54,8 @@ func TestBrokenFileInFolder(t *testing.T) {
 			map[string]string{"crds/widgets.yaml": widgets, "values.yaml": "replicas: 1\n"}, map[string]string{"crds/widgets.yaml": widgets, "values.yaml": values}, 0, nil},
 		{"broken file naming a CRD read elsewhere",
 			map[string]string{"crds/widgets.yaml": widgets}, map[string]string{"crds/widgets.yaml": widgets, "crds/notes.yaml": named}, 0, nil},
+		{"a template with escapes that does not parse",
+			map[string]string{"crds/widgets.yaml": widgets, "templates/cm.yaml": tmpl}, map[string]string{"crds/widgets.yaml": widgets, "templates/cm.yaml": tmpl + "# changed\n"}, 0, nil},
 		{"CRD removed, a broken file elsewhere",
 			map[string]string{"crds/widgets.yaml": widgets, "values.yaml": values}, map[string]string{"crds/other.yaml": "apiVersion: v1\nkind: ConfigMap\n", "values.yaml": values}, 1,
 			[]string{removed}},

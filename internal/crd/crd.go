@@ -461,11 +461,22 @@ func MentionsCRD(data []byte) bool {
 	if bytes.Contains(data, []byte(Kind)) {
 		return true
 	}
-	if !mayEscapeLetters(data) {
-		return false
-	}
+	return mayEscapeLetters(data) && readsAsCRD(data, true)
+}
+
+// EscapedCRD reports whether data, whose text need not spell the kind, holds a document that
+// decodes as a CRD (or a broken CRD) with its kind written with escapes. Unlike MentionsCRD, text
+// that does not parse holds none: for a template with its actions set aside, which may not
+// parse for reasons of its own.
+func EscapedCRD(data []byte) bool {
+	return mayEscapeLetters(data) && readsAsCRD(data, false)
+}
+
+// readsAsCRD reports whether a document of data decodes as a CRD, or fails to as one; unparsed
+// says whether text that does not parse counts too.
+func readsAsCRD(data []byte, unparsed bool) bool {
 	c := Read("", data, false)
-	return len(c.CRDs) > 0 || len(c.Problems) > 0
+	return len(c.CRDs) > 0 || len(c.Problems) > len(c.Unparsed) || unparsed && len(c.Unparsed) > 0
 }
 
 // mayEscapeLetters reports whether data has a backslash escape that YAML or JSON decodes to

@@ -1,6 +1,9 @@
 package crd
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestMentionsCRD: the prefilter never misses a file Parse reads a CRD from, however the kind is
 // spelled (JSON and YAML double-quoted escapes, an escaped line break, in a list item, through a
@@ -38,6 +41,27 @@ func TestMentionsCRD(t *testing.T) {
 			// Soundness: whatever Parse reads as a CRD, the prefilter lets through.
 			if crds, _ := Parse("f.yaml", []byte(tc.data)); len(crds) > 0 && !MentionsCRD([]byte(tc.data)) {
 				t.Fatalf("Parse reads %d CRDs the prefilter skips", len(crds))
+			}
+		})
+	}
+}
+
+// TestEscapedCRD: for a template with its actions set aside, only a document that decodes as a
+// CRD counts; text with escapes that does not parse holds none.
+func TestEscapedCRD(t *testing.T) {
+	const meta = "apiVersion: apiextensions.k8s.io/v1\nmetadata:\n  name: w.example.com\nspec:\n  group: example.com\n  names: {kind: W, plural: w}\n  versions: [{name: v1, served: true, storage: true}]\n"
+	for _, tc := range []struct {
+		name, data string
+		want       bool
+	}{
+		{"escaped kind", "kind: \"CustomResource\\x44efinition\"\n" + meta, true},
+		{"escaped kind, broken definition", "kind: \"CustomResource\\x44efinition\"\n" + strings.Replace(meta, "served: true", "served: maybe", 1), true},
+		{"escapes that do not parse", "kind: \"\\u0041\n  - [\n", false},
+		{"escapes in a ConfigMap", "apiVersion: v1\nkind: ConfigMap\ndata: {a: \"\\x41\"}\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := EscapedCRD([]byte(tc.data)); got != tc.want {
+				t.Fatalf("EscapedCRD = %v, want %v", got, tc.want)
 			}
 		})
 	}

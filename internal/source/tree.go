@@ -263,14 +263,15 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		}
 		return p
 	}
+	spelled := bytes.Contains(data, []byte(crd.Kind)) // a broken file that says CustomResourceDefinition is a broken CRD file
 	if hasTemplate(data) {
-		if crd.MentionsCRD(data) {
+		// A template with escapes that does not parse, actions set aside, is no CRD known.
+		if clean, _ := detemplate(data); spelled || crd.EscapedCRD(clean) {
 			p.readTemplate(name, data)
 		}
 		return p // templated objects are not samples: their values are not known
 	}
 	read := crd.Read(name, data, t.KeepObjects)
-	spelled := bytes.Contains(data, []byte(crd.Kind)) // a broken file that says CustomResourceDefinition is a broken CRD file
 	if !spelled && !explicit && len(read.CRDs) == 0 && len(read.Problems) == len(read.Unparsed) {
 		// Most manifests in a repository are not CRDs. One that does not parse says nothing,
 		// unless the other side has a CRD at its place or one its text names that would look
