@@ -78,8 +78,8 @@ func TestNarrowedReadsKeepOldDefaults(t *testing.T) {
 	j := NewJudge(o, n, "v1")
 	spec := []Step{{Property, "spec"}}
 	for rule, want := range map[string]string{
-		"self.size < 5":         "{spec: {size: 5}}",
-		"self.config.level < 3": "{spec: {config: {level: 3}}}",
+		"self.size < 5":         "{spec: {mode: Auto, size: 5}}",
+		"self.config.level < 3": "{spec: {config: {level: 3}, mode: Auto}}",
 	} {
 		res := j.Judge(Change{Steps: spec, After: apiextv1.ValidationRule{Rule: rule}})
 		if got := fmt.Sprint(res.Verdict, " ", Short(res.Example)); got != "witness "+want {

@@ -45,8 +45,7 @@ func TestJudgeCases(t *testing.T) {
 		{"validation-rule-changed/basic", spec, Witness, 6, "{spec: {size: 6}}"},
 		{"validation-rule-changed/tightening-with-example", spec, Witness, 6, `{spec: {hostnames: ["*"]}}`},
 		{"validation-rule-changed/undecided", spec, Undecided, 5, ""},
-		// An added rule over integers gets its witness from synthesis, before any sample.
-		{"validation-rule-added/basic", spec, Witness, 0, "{spec: {size: 11}}"},
+		{"validation-rule-added/basic", spec, Witness, 6, "{spec: {size: 11}}"},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			dir := filepath.Join("../../testdata/rules", tc.dir)
@@ -162,7 +161,7 @@ func TestJudgeSharedByVersions(t *testing.T) {
 		r          Result
 		apiVersion string
 	}{{"other version", second, "v2"}, {"same version again", again, "v1"}} {
-		if tc.r.Verdict != Witness || tc.r.Objects != 0 || shortOf(tc.r) != "{spec: {size: 11}}" || tc.r.Example["apiVersion"] != o.Object.Spec.Group+"/"+tc.apiVersion {
+		if tc.r.Verdict != Witness || tc.r.Objects != 6 || shortOf(tc.r) != "{spec: {size: 11}}" || tc.r.Example["apiVersion"] != o.Object.Spec.Group+"/"+tc.apiVersion {
 			t.Errorf("%s: %v after %d objects, example %v", tc.name, tc.r.Verdict, tc.r.Objects, tc.r.Example)
 		}
 	}
