@@ -42,6 +42,26 @@ spec:
 	return &c
 }
 
+// replaceCRD applies the new side of a CRD change (retrying while the server's controllers
+// update its status) and waits until the server serves it for obj.
+func (s *Server) replaceCRD(ctx context.Context, nu *apiextv1.CustomResourceDefinition, obj map[string]any) error {
+	crds := s.CRDs.ApiextensionsV1().CustomResourceDefinitions()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := crds.Get(ctx, nu.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n := withSentinel(nu, 2)
+		n.ResourceVersion = cur.ResourceVersion
+		_, err = crds.Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("the new CRD: %w", err)
+	}
+	return s.waitServed(ctx, nu, obj)
+}
+
 // widgetProps is the old schema every case starts from: .spec with size, name and config
 // (mode, level), and .status with phase.
 const widgetProps = `        properties:
@@ -180,20 +200,7 @@ func TestRatchetingAsTheMessagesSay(t *testing.T) {
 					t.Fatalf("object refused under the old CRD: %v", err)
 				}
 			}
-			err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := crds.Get(ctx, old.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				n := withSentinel(nu, 2)
-				n.ResourceVersion = cur.ResourceVersion
-				_, err = crds.Update(ctx, n, metav1.UpdateOptions{})
-				return err
-			})
-			if err != nil {
-				t.Fatalf("the new CRD: %v", err)
-			}
-			if err := s.waitServed(ctx, nu, objFor(0)); err != nil {
+			if err := s.replaceCRD(ctx, nu, objFor(0)); err != nil {
 				t.Fatal(err)
 			}
 			var refused []string

@@ -245,6 +245,11 @@ func whatOf(f *finding.Finding) string {
 	w := what(plainJSON(f.Message))
 	if f.Path != "" && strings.HasPrefix(w, f.Path+" ") {
 		w = w[len(f.Path)+1:]
+		// The built-in type's field the message names after the path is the subject now:
+		// "PodResourceClaim.source was removed", not "(PodResourceClaim.source) was removed".
+		if f.Builtin != "" && strings.HasPrefix(w, "("+f.Builtin+") ") {
+			w = f.Builtin + w[len(f.Builtin)+2:]
+		}
 	}
 	before, after, ok := ruleNamed(f, w)
 	switch {

@@ -70,34 +70,43 @@ func reportConversionMissing(e *emitter, storage, served string, fresh []servedD
 	oldStorage := storageVersion(e.pair.Old.Object)
 	baseStorage := schemaOf(findVersion(e.pair.Old.Object, oldStorage))
 	var stored, added, dropped []string
-	paths := make([]string, len(fresh))
-	for i, d := range fresh {
+	var paths []string
+	times := map[string]int{}
+	for _, d := range fresh {
+		if times[servedDifference(d, 1)]++; times[servedDifference(d, 1)] == 1 {
+			paths = append(paths, servedDifference(d, 1))
+		}
+	}
+	for i, p := range paths {
+		for _, d := range fresh {
+			if n := times[p]; n > 1 && servedDifference(d, 1) == p {
+				paths[i] = servedDifference(d, n)
+				break
+			}
+		}
+	}
+	for _, d := range fresh {
 		switch d.rule {
 		case fieldRemoved.ID:
-			paths[i] = d.path + " (only in " + storage + ")"
 			if newVersion || hasPath(baseStorage, d.path) {
 				stored = append(stored, d.path)
 			} else {
 				added = append(added, d.path)
 			}
 		case fieldAdded.ID:
-			paths[i] = d.path + " (only in " + served + ")"
 			// Objects stored through the old storage version may hold it; the new storage version
 			// lacks it, so their next write prunes it, whichever version the write comes through.
 			if oldStorage != storage && hasPath(baseStorage, d.path) {
 				dropped = append(dropped, d.path)
 			}
-		default:
-			paths[i] = d.path + " (" + d.rule + ")"
 		}
 	}
 	shown := paths
-	more := ""
 	if len(shown) > 3 {
-		shown, more = shown[:3], fmt.Sprintf(" and %d more", len(paths)-3)
+		shown = append(shown[:3:3], fmt.Sprintf("%d more differences", len(paths)-3))
 	}
 	f := e.version(conversionMissing, served, finding.Head, e.pair.New.VersionPath(served), storage, served,
-		"served version %s differs from storage version %s at %s%s while conversion strategy is None", served, storage, strings.Join(shown, ", "), more)
+		"served version %s %s, unlike the storage version %s, while conversion strategy is None", served, joinAnd(shown), storage)
 	switch {
 	case len(stored) > 0:
 		f.Severity = finding.Error
@@ -108,6 +117,63 @@ func reportConversionMissing(e *emitter, storage, served string, fresh []servedD
 	case len(added) > 0:
 		f.Message += "; writes through " + served + " delete only fields new in this change (" + strings.Join(added, ", ") + "), which no stored object has yet"
 	}
+}
+
+// servedDifference says how a served version differs from the storage version at one place, in
+// the served version's words ("lacks .spec.labels", "has another upper bound at .spec.size"),
+// from the rule that compares the storage version's schema with it; n times at that place ("lacks
+// 3 CEL rules at .spec").
+func servedDifference(d servedDiff, n int) string {
+	if verb, ok := servedVerbs[d.rule]; ok {
+		return verb + " " + d.path
+	}
+	for _, suffix := range []string{"-added", "-removed", "-changed", "-increased", "-decreased", "-loosened", "-tightened", "-rewritten", "-implied", "-respelled", "-unenforced", "-unlisted"} {
+		stem, ok := strings.CutSuffix(d.rule, suffix)
+		if !ok {
+			continue
+		}
+		noun, ok := servedNouns[stem]
+		if !ok {
+			break
+		}
+		nouns := fmt.Sprintf("%d %ss", n, noun)
+		switch {
+		case suffix == "-added" && n > 1:
+			return "has " + nouns + " at " + d.path
+		case suffix == "-added":
+			article := "a "
+			if strings.ContainsAny(noun[:1], "aeiouAEIOUx") {
+				article = "an "
+			}
+			return "has " + article + noun + " at " + d.path
+		case suffix == "-removed" && n > 1:
+			return "lacks " + nouns + " at " + d.path
+		case suffix == "-removed":
+			return "lacks the " + noun + " at " + d.path
+		case n > 1:
+			return fmt.Sprintf("has %d other %ss at %s", n, noun, d.path)
+		default:
+			return "has another " + noun + " at " + d.path
+		}
+	}
+	return "differs at " + d.path
+}
+
+// servedVerbs phrase the differences that are about the place itself.
+var servedVerbs = map[string]string{
+	"field-removed": "lacks", "field-added": "has", "required-added": "requires", "required-removed": "does not require",
+	"nullable-added": "allows null at", "nullable-removed": "does not allow null at",
+	"enum-value-added": "allows more values at", "enum-value-removed": "allows fewer values at",
+}
+
+// servedNouns name what a rule's ID (without its -added, -removed, … suffix) is about.
+var servedNouns = map[string]string{
+	"validation-rule": "CEL rule", "min": "lower bound", "max": "upper bound", "multiple-of": "multipleOf",
+	"preserve-unknown-fields": "x-kubernetes-preserve-unknown-fields", "int-or-string": "x-kubernetes-int-or-string",
+	"additional-properties": "additionalProperties", "embedded-resource": "x-kubernetes-embedded-resource",
+	"list-type": "list type", "list-map-keys": "list map keys", "map-type": "map type", "combinator": "allOf, anyOf, oneOf or not",
+	"upstream-default": "default", "default": "default", "type": "type", "enum": "enum", "format": "format", "pattern": "pattern",
+	"field": "field", "validation-reason": "CEL rule reason",
 }
 
 // servedDiffs lists the differences (other than documentation) between two versions' schemas of

@@ -13,13 +13,13 @@ var (
 	listTypeChanged = &Rule{
 		ID: "list-type-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "x-kubernetes-list-type changed.",
-		Advice:  "server-side apply merges the list differently, so field managers overwrite or keep each other's items unexpectedly, and set/map lists reject duplicates that were stored before; keep the list type",
-		Doc:     "The list type (atomic, set, map) decides how server-side apply merges the list between field managers, and set and map lists reject duplicate items. Changing it breaks apply for existing managers and can make stored objects with duplicates invalid. An absent list type means atomic. When the map keys come or go with the type (atomic to map), it is one finding whose before and after carry both keywords; an atomic list that becomes a set or a map carries an example, two items the old list accepted and the server now refuses as duplicates. Keep the list type, or change it only in a new version.",
+		Advice:  "server-side apply now merges the list item by item instead of replacing it whole, so field managers keep or drop each other's items differently, and " + refusesRepeats + "; keep the list type",
+		Doc:     "The list type (atomic, set, map) decides how server-side apply merges the list between field managers: an atomic list is one value, which a manager applying it replaces whole, while the items of a set or a map (by its keys) are merged and owned one by one. A set or a map also refuses repeated items (the API server checks that on an update only when the old object had none, so stored objects that hold repeats keep updating, but creates and clean objects refuse them); an atomic list refuses nothing. Changing the type breaks apply for existing managers. An absent list type means atomic. When the map keys come or go with the type (atomic to map), it is one finding whose before and after carry both keywords; an atomic list that becomes a set or a map carries an example, two items the old list accepted and the server now refuses as duplicates. Keep the list type, or change it only in a new version.",
 	}
 	listMapKeysChanged = &Rule{
 		ID: "list-map-keys-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "x-kubernetes-list-map-keys changed.",
-		Advice:  "server-side apply identifies list items by different keys, and stored items may now collide; keep the keys",
+		Advice:  "server-side apply identifies list items by different keys, and items that share the new keys are refused as duplicates, except in updates of objects that already hold some; keep the keys",
 		Doc:     "The map keys identify items of a map-type list for server-side apply. Changing them changes which items are considered the same, breaks apply for existing field managers and can make stored lists invalid (duplicate keys, or keys that are not required). Reported when the list stays a map; keys that change with the list type are part of list-type-changed. Keep the keys.",
 	}
 	mapTypeChanged = &Rule{
@@ -31,6 +31,23 @@ var (
 )
 
 var listRules = []*Rule{listTypeChanged, listMapKeysChanged, mapTypeChanged}
+
+// refusesRepeats is what a set or map list refuses that an atomic one accepted: the API server
+// validates list sets and maps on an update only when the old object passed (the customresource
+// strategy's ValidateUpdate).
+const refusesRepeats = "the list refuses repeated items, except in updates of objects that already hold some"
+
+// listTypeAdvice is list-type-changed's advice for a change of type: to atomic refuses nothing
+// and only changes apply; between set and map, items are told apart differently.
+func listTypeAdvice(before, after string) string {
+	switch {
+	case after == "atomic":
+		return "an atomic list refuses nothing, but server-side apply now treats the list as one value: a field manager applying its own items conflicts with the others, and a forced apply replaces their items; keep the list type"
+	case before != "atomic":
+		return "server-side apply tells the items apart differently (a set by their value, a map by its keys), and " + refusesRepeats + "; keep the list type"
+	}
+	return listTypeChanged.Advice
+}
 
 func checkLists(n *node) {
 	o, w := n.old, n.new
@@ -46,9 +63,11 @@ func checkLists(n *node) {
 				f := n.emit(listTypeChanged, side, n.keyAt(side, kwListType), listSemantics(before, o.XListMapKeys), listSemantics(after, w.XListMapKeys),
 					"list type of %s changed from %s to %s", n.path, describeList(before, o.XListMapKeys), describeList(after, w.XListMapKeys))
 				duplicateExample(n, f, before, w.XListMapKeys)
+				advise(f, listTypeChanged, listTypeAdvice(before, after))
 			} else {
 				f := n.emit(listTypeChanged, side, n.keyAt(side, kwListType), before, after, "list type of %s changed from %s to %s", n.path, before, after)
 				duplicateExample(n, f, before, nil)
+				advise(f, listTypeChanged, listTypeAdvice(before, after))
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package rules
 
 import (
 	"strings"
+
+	"github.com/crdguard/crdguard/internal/finding"
 )
 
 // Validation ratcheting (KEP-4008, feature gate CRDValidationRatcheting: on by default from
@@ -106,6 +108,13 @@ var defaultRuleRatchet = RuleRatchet("the value it is on")
 
 // defaultRequiredRatchet is what required-added's advice says before the parent is known.
 var defaultRequiredRatchet = RequiredRatchet("its parent")
+
+// advise replaces a rule's advice at the end of a finding's message with advice for this case.
+func advise(f *finding.Finding, r *Rule, advice string) {
+	if msg, ok := strings.CutSuffix(f.Message, ": "+r.Advice); ok {
+		f.Message = msg + ": " + advice
+	}
+}
 
 // reratchet replaces, in a finding's message, what its rule's advice says of ratcheting (was)
 // with what holds for this finding (now).
