@@ -676,13 +676,89 @@ func (j *Judge) proveByText(oldNode, newNode *structuralschema.Structural, c Cha
 			all = &term{kind: "call", name: "_&&_", args: []*term{all, t}}
 		}
 	}
-	if !p.implies(all, n) && !p.alwaysTrue(n, env) {
+	if p.implies(all, n) || p.alwaysTrue(n, env) {
+		if c.Before == nil {
+			return Implied, p.because
+		}
+		return Looser, p.because
+	}
+	// So does every rule of a field below it (reached through properties, not nullable) wherever
+	// that field is set: a rule moved up to the parent, as `!has(self.tls) || self.tls.…`.
+	var used []string
+	for _, b := range belowRules(oldNode, nil, 2) {
+		a, ok := j.parse(b.rule.Rule)
+		if !ok || usesOldSelf(b.rule) {
+			continue
+		}
+		moved := toTerm(a.Expr())
+		if shadows(moved, "self") {
+			continue
+		}
+		t := below(moved, b.path)
+		for k := len(b.path); k > 0; k-- {
+			var at *term = &term{kind: "ident", name: "self"}
+			for _, name := range b.path[:k-1] {
+				at = &term{kind: "select", name: name, args: []*term{at}}
+			}
+			set := &term{kind: "has", name: b.path[k-1], args: []*term{at}}
+			t = &term{kind: "call", name: "_||_", args: []*term{{kind: "call", name: "!_", args: []*term{set}}, t}}
+		}
+		if all == trueTerm {
+			all = p.rewrite(t, env)
+		} else {
+			all = &term{kind: "call", name: "_&&_", args: []*term{all, p.rewrite(t, env)}}
+		}
+		at := strings.Join(b.path, ".")
+		if up := fieldPath(c.Steps); up != "" {
+			at = up + "." + at
+		}
+		used = append(used, fmt.Sprintf("rule %q of .%s", b.rule.Rule, at))
+	}
+	if len(used) == 0 || !p.implies(all, n) {
 		return Undecided, nil
 	}
+	if len(used) > 3 {
+		used = append(used[:3], fmt.Sprintf("%d more", len(used)-3))
+	}
+	p.note("the rules of the fields below held wherever those fields were set (%s)", strings.Join(used, ", "))
 	if c.Before == nil {
 		return Implied, p.because
 	}
 	return Looser, p.because
+}
+
+// belowRule is a rule of a field below a node, and the properties that lead to it.
+type belowRule struct {
+	path []string
+	rule apiextv1.ValidationRule
+}
+
+// belowRules are the rules of the object fields below s, up to depth properties down, reached
+// through properties that are not nullable (a null field runs no rule, yet has() may see it).
+func belowRules(s *structuralschema.Structural, path []string, depth int) []belowRule {
+	if depth == 0 || s == nil {
+		return nil
+	}
+	var names []string
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var out []belowRule
+	for _, name := range names {
+		c := s.Properties[name]
+		if c.Nullable {
+			continue
+		}
+		p := append(slices.Clip(path), name)
+		for _, r := range c.XValidations {
+			out = append(out, belowRule{path: p, rule: r})
+		}
+		if c.Type == "object" {
+			out = append(out, belowRules(&c, p, depth-1)...)
+		}
+	}
+	return out
 }
 
 // optionalOldSelf reports whether the rule also runs on creates, with oldSelf an optional value.

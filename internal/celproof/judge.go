@@ -238,12 +238,12 @@ func (j *Judge) judge(c Change) (res Result) {
 	e, cands, complete, root, transition := sr.e, sr.cands, sr.complete, sr.root, sr.transition
 	oldNode, newNode := e.oldNode, e.newNode
 	res = Result{Transition: transition}
-	looser, unsafe, confirmed := false, false, 0
+	looser, unsafe, broken, confirmed := false, false, false, 0
 	try := func(obj, old any) bool {
 		res.Objects++
 		switch e.verdict(obj, old, !looser) {
 		case undecidable:
-			unsafe = true // a rule did not compile or ran out of budget: no proof
+			unsafe, broken = true, true // a rule did not compile or ran out of budget: no proof
 		case loosened:
 			looser = true
 		case tightened:
@@ -333,8 +333,10 @@ func (j *Judge) judge(c Change) (res Result) {
 		return res
 	}
 	switch {
-	case unsafe:
-	case !complete:
+	case broken:
+	case unsafe || !complete:
+		// The sample proves nothing then, but the rules' text may: values the new rule refuses
+		// that the whole old version refuses elsewhere (a rule of a field below) are no witness.
 		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c)
 		res.ByText = res.Verdict.Safe()
 	case c.Before == nil:
