@@ -180,6 +180,9 @@ func otherThan(sc *structuralschema.Structural, avoid, prefer []any) (any, bool)
 			return c, true
 		}
 	}
+	if sc.Type == "object" && len(avoid) > 0 {
+		return otherObject(sc, avoid)
+	}
 	vv := sc.ValueValidation
 	if sc.Type != "string" || vv == nil || vv.Pattern == "" {
 		return nil, false
@@ -202,6 +205,37 @@ func otherThan(sc *structuralschema.Structural, avoid, prefer []any) (any, bool)
 	for _, c := range res.Examples {
 		if fits(sc, c) {
 			return c, true
+		}
+	}
+	return nil, false
+}
+
+// otherObject is an object the old schema allows that differs from the first of avoid in one
+// property (changed, or set where it was not, to a value other than what defaulting would give
+// it), and is none of avoid: `self == oldSelf` on an object (a cluster reference whose name
+// defaults to ”) is refuted by an update that changes one of its fields.
+func otherObject(sc *structuralschema.Structural, avoid []any) (any, bool) {
+	base, _ := avoid[0].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(sc.Properties)) {
+		p := sc.Properties[name]
+		cur, set := base[name]
+		if !set {
+			cur = p.Default.Object
+			if cur == nil {
+				cur = minimal(&p)
+			}
+		}
+		v, ok := otherThan(&p, []any{cur}, nil)
+		if !ok {
+			continue
+		}
+		out := maps.Clone(base)
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[name] = v
+		if !containsValue(avoid, out) && fits(sc, out) {
+			return out, true
 		}
 	}
 	return nil, false
