@@ -192,6 +192,18 @@ func boundChange(n *node, kw, excl keyword, o, w bound, upper bool) {
 	if !n.changed(kw) {
 		key = excl // same value, only exclusiveness changed: point at the flag
 	}
+	if t := n.new.Type; t != "" && t == n.old.Type && !appliesTo(kw, t) {
+		// The API server checks this keyword only on values of other types: written on a
+		// node of this type it refuses nothing, before or after.
+		at, side := n.keyAt(finding.Head, key), finding.Head
+		if !w.set {
+			at, side = n.keyAt(finding.Base, kw), finding.Base
+		}
+		f := n.emit(map[bool]*Rule{true: added, false: removed}[w.set], side, at, o.json(), w.json(), "%s of %s", name, n.path)
+		f.Severity, f.Ratchetable = finding.Info, false
+		f.Message = fmt.Sprintf("%s of %s changed from %s to %s, which the API server does not check on a value of type %s: it refuses nothing", name, n.path, orUnset(o), orUnset(w), t)
+		return
+	}
 	switch {
 	case !o.set:
 		n.emit(added, finding.Head, n.keyAt(finding.Head, key), nil, w.json(), "%s of %s set to %s", name, n.path, w)
@@ -210,4 +222,28 @@ func tightens(o, w bound, upper bool) bool {
 		return (w.value < o.value) == upper
 	}
 	return w.exclusive && !o.exclusive
+}
+
+// appliesTo reports whether the API server's schema validation checks a bound keyword on a
+// value of this type: numbers' bounds on integers and numbers, lengths on strings, item counts
+// on arrays, property counts on objects (kube-openapi's validators each apply to one kind).
+func appliesTo(kw keyword, typ string) bool {
+	switch kw {
+	case kwMinimum, kwMaximum, kwExclusiveMinimum, kwExclusiveMaximum:
+		return typ == "integer" || typ == "number"
+	case kwMinLength, kwMaxLength:
+		return typ == "string"
+	case kwMinItems, kwMaxItems:
+		return typ == "array"
+	case kwMinProperties, kwMaxProperties:
+		return typ == "object"
+	}
+	return true
+}
+
+func orUnset(b bound) string {
+	if !b.set {
+		return "unset"
+	}
+	return b.String()
 }
