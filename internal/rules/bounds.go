@@ -192,27 +192,22 @@ func boundChange(n *node, kw, excl keyword, o, w bound, upper bool) {
 	if !n.changed(kw) {
 		key = excl // same value, only exclusiveness changed: point at the flag
 	}
+	var f *finding.Finding
+	switch {
+	case !o.set:
+		f = n.emit(added, finding.Head, n.keyAt(finding.Head, key), nil, w.json(), "%s of %s set to %s", name, n.path, w)
+	case !w.set:
+		f = n.emit(removed, finding.Base, n.keyAt(finding.Base, kw), o.json(), nil, "%s %s of %s was removed", name, o, n.path)
+	case tightens(o, w, upper):
+		f = n.emit(tighter, finding.Head, n.keyAt(finding.Head, key), o.json(), w.json(), "%s of %s changed from %s to %s", name, n.path, o, w)
+	default:
+		f = n.emit(looser, finding.Head, n.keyAt(finding.Head, key), o.json(), w.json(), "%s of %s changed from %s to %s", name, n.path, o, w)
+	}
 	if t := n.new.Type; t != "" && t == n.old.Type && !appliesTo(kw, t) {
 		// The API server checks this keyword only on values of other types: written on a
 		// node of this type it refuses nothing, before or after.
-		at, side := n.keyAt(finding.Head, key), finding.Head
-		if !w.set {
-			at, side = n.keyAt(finding.Base, kw), finding.Base
-		}
-		f := n.emit(map[bool]*Rule{true: added, false: removed}[w.set], side, at, o.json(), w.json(), "%s of %s", name, n.path)
 		f.Severity, f.Ratchetable = finding.Info, false
 		f.Message = fmt.Sprintf("%s of %s changed from %s to %s, which the API server does not check on a value of type %s: it refuses nothing", name, n.path, orUnset(o), orUnset(w), t)
-		return
-	}
-	switch {
-	case !o.set:
-		n.emit(added, finding.Head, n.keyAt(finding.Head, key), nil, w.json(), "%s of %s set to %s", name, n.path, w)
-	case !w.set:
-		n.emit(removed, finding.Base, n.keyAt(finding.Base, kw), o.json(), nil, "%s %s of %s was removed", name, o, n.path)
-	case tightens(o, w, upper):
-		n.emit(tighter, finding.Head, n.keyAt(finding.Head, key), o.json(), w.json(), "%s of %s changed from %s to %s", name, n.path, o, w)
-	default:
-		n.emit(looser, finding.Head, n.keyAt(finding.Head, key), o.json(), w.json(), "%s of %s changed from %s to %s", name, n.path, o, w)
 	}
 }
 
