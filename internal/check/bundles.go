@@ -74,7 +74,7 @@ func leftBundles(old, new *source.Tree) []departure {
 }
 
 // leftKustomizations finds the CRDs whose file a kustomization listed in base and, read in head,
-// no longer lists, while the file or another shipped file still defines them in head: who
+// no longer lists (nor any other file that defines them), while the file or another shipped file still defines them in head: who
 // applies the kustomization with pruning deletes them.
 func leftKustomizations(old, new *source.Tree, ships map[string][]string) []departure {
 	type key struct{ kustomization, name string }
@@ -86,7 +86,9 @@ func leftKustomizations(old, new *source.Tree, ships map[string][]string) []depa
 		}
 		still := new.Listing(old.Rel(c.File))
 		for k, line := range old.Listing(old.Rel(c.File)) {
-			if _, ok := still[k]; ok || seen[key{k, c.Name}] || !new.ReadKustomization(k) {
+			// Still listing the file, or another file of the same CRD (the file renamed and
+			// listed under its new name), the kustomization still installs it.
+			if _, ok := still[k]; ok || seen[key{k, c.Name}] || !new.ReadKustomization(k) || new.Installs(k, c.Name) {
 				continue
 			}
 			seen[key{k, c.Name}] = true

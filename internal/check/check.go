@@ -59,12 +59,15 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	}
 	r.CRDs = len(names)
 	copyOf := sameCopies(pairs)
+	left, leftFindings := leftRepository(old, new, pairs)
+	r.Findings = append(r.Findings, leftFindings...)
 	perPair := make([][]finding.Finding, len(pairs))
 	skip := func(i int) bool {
 		p := pairs[i]
 		// A copy is compared once; an unchanged file's copy (one CRD on both sides) has nothing
-		// to compare; an unread side is not a removal or an addition.
-		return copyOf[i] >= 0 || p.Old != nil && p.Old == p.New || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name]
+		// to compare; an unread side is not a removal or an addition; a CRD that left for a
+		// remote resource is crd-left-repository (leftRepository).
+		return copyOf[i] >= 0 || left[i] || p.Old != nil && p.Old == p.New || p.New == nil && (broken[p.Old.Name] || headUnread.names[p.Old.Name]) || p.Old == nil && baseUnread.names[p.New.Name]
 	}
 	compared := 0
 	for i := range pairs {

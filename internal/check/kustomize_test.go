@@ -117,3 +117,73 @@ func TestKustomizationFoldersInFolders(t *testing.T) {
 		})
 	}
 }
+
+// Issue 41: CRDs that leave the repository into a remote kustomize resource are still installed
+// by the kustomization: one crd-left-repository warning per CRD at the remote entry, never
+// crd-removed. A renamed CRD file that the kustomization lists under its new name is no change.
+// Twins: the remote was listed in base already (it did not bring these CRDs, so their removal
+// stays crd-removed), a remote in another kustomization, and a rename the kustomization does not
+// follow (the kustomization stops installing the CRD).
+func TestGitKustomizationLeavesRepository(t *testing.T) {
+	const (
+		k      = "config/crd/kustomization.yaml"
+		other  = "config/other/kustomization.yaml"
+		remote = "https://github.com/example/api/config/crd?ref=v1.4.0"
+	)
+	list := func(resources ...string) string {
+		return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- " + strings.Join(resources, "\n- ") + "\n"
+	}
+	apps, projects := string(stubCRD("applications")), string(stubCRD("appprojects"))
+	base := map[string]string{k: list("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects}
+	left := func(name string) string {
+		return "crd-left-repository " + name + ".example.com   " + k + ":4 head\n"
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after map[string]string
+		want          string
+	}{
+		{"the CRD folder replaced by a remote", base, map[string]string{k: list(remote), "config/crd/bases/applications.yaml": "", "config/crd/bases/appprojects.yaml": ""},
+			left("applications") + left("appprojects")},
+		{"one CRD replaced by a remote", base, map[string]string{k: list(remote, "bases/applications.yaml"), "config/crd/bases/appprojects.yaml": ""},
+			left("appprojects")},
+		{"a folder that lists a remote", base, map[string]string{k: list("../remote"), "config/remote/kustomization.yaml": list(remote), "config/crd/bases/applications.yaml": "", "config/crd/bases/appprojects.yaml": ""},
+			"crd-left-repository applications.example.com   config/remote/kustomization.yaml:4 head\ncrd-left-repository appprojects.example.com   config/remote/kustomization.yaml:4 head\n"},
+		{"a renamed file listed under its new name", base, map[string]string{k: list("bases/applications.yaml", "bases/argoproj.io_appprojects.yaml"), "config/crd/bases/appprojects.yaml": "", "config/crd/bases/argoproj.io_appprojects.yaml": projects}, ""},
+		// Twins.
+		{"the remote was listed in base", map[string]string{k: list("bases/applications.yaml", "bases/appprojects.yaml", remote), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects},
+			map[string]string{k: list("bases/applications.yaml", remote), "config/crd/bases/appprojects.yaml": ""},
+			"crd-removed appprojects.example.com   config/crd/bases/appprojects.yaml:4 base\n"},
+		{"a remote in another kustomization", map[string]string{k: base[k], "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects, other: list("cm.yaml"), "config/other/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"},
+			map[string]string{k: list("bases/applications.yaml"), other: list("cm.yaml", remote), "config/crd/bases/appprojects.yaml": ""},
+			"crd-removed appprojects.example.com   config/crd/bases/appprojects.yaml:4 base\n"},
+		{"a renamed file the kustomization does not list", base, map[string]string{k: list("bases/applications.yaml"), "config/crd/bases/appprojects.yaml": "", "config/crd/bases/argoproj.io_appprojects.yaml": projects},
+			"crd-removed-from-bundle appprojects.example.com   " + k + ":5 base\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assertFindings(t, checkChange(t, tc.before, tc.after), tc.want)
+		})
+	}
+}
+
+// The same departure between two folders compared with diff: the CRD files are gone from the
+// new folder and its kustomization lists a remote instead.
+func TestKustomizationLeavesFolder(t *testing.T) {
+	const remote = "github.com/example/api//config/crd?ref=v1.4.0"
+	for _, tc := range []struct{ name, after, want string }{
+		{"a remote instead", "resources:\n- " + remote + "\n", "crd-left-repository   kustomization.yaml:2 head\ncrd-left-repository   kustomization.yaml:2 head"},
+		{"nothing instead", "resources: []\n", "crd-removed   applications.yaml:4 base\ncrd-removed   appprojects.yaml:4 base"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dirs := [2]string{t.TempDir(), t.TempDir()}
+			writeFile(t, filepath.Join(dirs[0], "config/crd/kustomization.yaml"), []byte("resources:\n- applications.yaml\n- appprojects.yaml\n"))
+			writeFile(t, filepath.Join(dirs[0], "config/crd/applications.yaml"), stubCRD("applications"))
+			writeFile(t, filepath.Join(dirs[0], "config/crd/appprojects.yaml"), stubCRD("appprojects"))
+			writeFile(t, filepath.Join(dirs[1], "config/crd/kustomization.yaml"), []byte(tc.after))
+			res := Trees(readTree(t, dirs[0]), readTree(t, dirs[1]), rules.Options{})
+			if got := strings.Join(summary(res.Findings), "\n"); got != tc.want {
+				t.Errorf("findings\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/source"
 )
 
 // CRD-level rules: identity, scope and names of the whole resource.
@@ -26,6 +27,12 @@ var (
 		Summary: "A CRD left a file or kustomization that ships it with other objects, while another copy still ships it.",
 		Advice:  "keep the CRD in the bundle, or tell the users who apply it to install the CRD from its other copy and to stop pruning CRDs",
 		Doc:     "Users apply an install bundle (Argo CD's install.yaml and namespace-install.yaml, a release YAML, a file of several CRDs) or a kustomization as a whole, and often with pruning: kubectl apply --prune, Argo CD and Flux delete what the applied set no longer holds. A CRD that leaves such a file, or a kustomization that stops listing its file, is therefore deleted from their clusters, and with it every object of that kind, although the project still ships it elsewhere (config/crd, a crds/ folder). The finding names the bundle, the CRD and where it still ships. When no copy is left anywhere, the CRD is crd-removed (error) instead. Keep the CRD in the bundle, or make the move an explicit, documented release step.",
+	}
+	crdLeftRepository = &Rule{
+		ID: CRDLeftRepository, Severity: finding.Warning, Level: CRDLevel,
+		Summary: "A CRD left the repository for a remote resource that crdguard does not fetch.",
+		Advice:  "run crdguard in the repository the CRD now comes from, between the release shipped before and the one the remote names, or review that upgrade by hand",
+		Doc:     "A kustomization that installed a CRD file now lists a remote resource (https://github.com/org/repo/config/crd?ref=v1, github.com/org/repo//config/crd?ref=v1, a git URL) and the file is gone, or a chart now takes the CRD from a dependency fetched from a chart repository: the CRD is still installed, from outside the repository. crdguard reads only the compared commits and fetches nothing, so it neither calls the CRD removed (deleting a CRD deletes every object of it, which is not what happens) nor compares it: one warning per CRD names the remote and says that the CRD is not checked. Run crdguard in the repository the remote comes from, between the release the project used to ship and the one the remote names, or review that upgrade by hand.",
 	}
 	crdAdded = &Rule{
 		ID: CRDAdded, Severity: finding.Info, Level: CRDLevel,
@@ -69,9 +76,11 @@ const (
 	InvalidCRD = "invalid-crd"
 	// CRDAdded is the rule for a CRD new in head.
 	CRDAdded = "crd-added"
+	// CRDLeftRepository is the rule for a CRD whose installer now takes it from a remote.
+	CRDLeftRepository = "crd-left-repository"
 )
 
-var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdRemovedFromBundle, crdAdded, namesAdded}
+var crdRules = []*Rule{crdRemoved, scopeChanged, namesChanged, invalidCRD, duplicateCRD, crdRemovedFromBundle, crdLeftRepository, crdAdded, namesAdded}
 
 var namePath = crd.Path{"metadata", "name"}
 
@@ -126,6 +135,28 @@ func RemovedFromBundle(gone *crd.CRD, via string, viaLine int, elsewhere []strin
 		Message: fmt.Sprintf("CRD %s %s, while %s still %s it: %s; %s",
 			gone.Name, what, strings.Join(elsewhere, ", "), ships, prunedBy("whoever applies "+bundle, gone.Object.Spec.Names.Kind), crdRemovedFromBundle.Advice),
 		Location: at,
+	}
+}
+
+// LeftRepository builds the crd-left-repository finding for a CRD that head holds nowhere while
+// the installers of its base files now list remote resources (gone are its base copies, remotes
+// the remote entries, sorted): the finding sits at the first remote entry, in head.
+func LeftRepository(gone []*crd.CRD, remotes []source.Remote) finding.Finding {
+	files := make([]string, 0, len(gone))
+	for _, c := range gone {
+		if !slices.Contains(files, c.File) {
+			files = append(files, c.File)
+		}
+	}
+	entries := make([]string, 0, len(remotes))
+	for _, r := range remotes {
+		entries = append(entries, fmt.Sprintf("%s (%s:%d)", r.Entry, r.File, r.Line))
+	}
+	return finding.Finding{
+		Rule: crdLeftRepository.ID, Severity: crdLeftRepository.Severity, CRD: gone[0].Name,
+		Message: fmt.Sprintf("CRD %s left the repository (%s in base) for the remote resource %s, which crdguard does not fetch: the CRD stays installed, but what this change does to it is not checked; %s",
+			gone[0].Name, strings.Join(files, ", "), strings.Join(entries, ", "), crdLeftRepository.Advice),
+		Location: finding.Location{File: remotes[0].File, Line: remotes[0].Line, Side: finding.Head},
 	}
 }
 

@@ -79,6 +79,10 @@ type Tree struct {
 	// remote are the remote resources of the kustomizations read (Remotes).
 	remote []Remote
 
+	// remoteVia maps an installer (a kustomization's path under the root, or a chart folder's)
+	// to the remote resources it installs, directly or through the folders it lists (LeftTo).
+	remoteVia map[string][]Remote
+
 	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
 	// resource: two different definitions of one name there are duplicates, as in one file.
 	kustomizedBy map[string]string

@@ -35,9 +35,10 @@ func (t *Tree) recordListing(dir, file string, data []byte, resources []string, 
 	}
 	listed := map[string]int{}
 	var files []string
+	var remotes []Remote
 	for _, r := range resources {
 		line := entryLine(data, r)
-		for _, f := range t.installs(file, line, path.Join(dir, r), r, read, map[string]bool{file: true}, 0) {
+		for _, f := range t.installs(file, line, path.Join(dir, r), r, read, map[string]bool{file: true}, 0, &remotes) {
 			if _, ok := listed[t.rel(f)]; !ok {
 				listed[t.rel(f)] = line
 				files = append(files, f)
@@ -45,6 +46,7 @@ func (t *Tree) recordListing(dir, file string, data []byte, resources []string, 
 		}
 	}
 	t.listing[t.rel(file)] = listed
+	t.setRemoteVia(t.rel(file), remotes)
 	return files
 }
 
@@ -60,8 +62,9 @@ func entryLine(data []byte, r string) int {
 
 // installs returns the files a resource entry of a kustomization (file, at line) brings: the
 // file itself, or, for a folder with a kustomization, what that kustomization lists, followed
-// down (seen stops cycles). A remote entry is recorded in t.remote and brings nothing read.
-func (t *Tree) installs(file string, line int, name, entry string, read func(string) ([]byte, bool), seen map[string]bool, depth int) []string {
+// down (seen stops cycles). A remote entry is recorded in t.remote and in remotes, and brings
+// nothing read.
+func (t *Tree) installs(file string, line int, name, entry string, read func(string) ([]byte, bool), seen map[string]bool, depth int, remotes *[]Remote) []string {
 	if read == nil || depth >= maxKustomizeDepth {
 		return []string{name}
 	}
@@ -79,14 +82,14 @@ func (t *Tree) installs(file string, line int, name, entry string, read func(str
 		kz.FixKustomization()
 		var out []string
 		for _, r := range kz.Resources {
-			out = append(out, t.installs(inner, entryLine(data, r), path.Join(name, r), r, read, seen, depth+1)...)
+			out = append(out, t.installs(inner, entryLine(data, r), path.Join(name, r), r, read, seen, depth+1, remotes)...)
 		}
 		return out
 	}
 	if isRemote(entry) {
 		// kustomize reads a local path first: only what the tree does not hold is fetched.
 		if _, ok := read(name); !ok {
-			t.addRemote(file, line, entry)
+			*remotes = append(*remotes, t.addRemote(file, line, entry))
 			return nil
 		}
 	}
@@ -113,25 +116,19 @@ type Remote struct {
 	Entry string
 }
 
-func (t *Tree) addRemote(file string, line int, entry string) {
-	for _, r := range t.remote {
-		if r.File == file && r.Line == line {
-			return
-		}
+func (t *Tree) addRemote(file string, line int, entry string) Remote {
+	r := Remote{File: file, Line: line, Entry: entry}
+	if !slices.Contains(t.remote, r) {
+		t.remote = append(t.remote, r)
 	}
-	t.remote = append(t.remote, Remote{File: file, Line: line, Entry: entry})
+	return r
 }
 
 // Remotes returns the remote resources the kustomizations the tree read list, by file and line:
 // what they install is not checked.
 func (t *Tree) Remotes() []Remote {
 	out := slices.Clone(t.remote)
-	slices.SortFunc(out, func(a, b Remote) int {
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		return a.Line - b.Line
-	})
+	slices.SortFunc(out, CompareRemotes)
 	return out
 }
 
