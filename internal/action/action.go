@@ -171,7 +171,17 @@ func Run(ctx context.Context, o Options) (code int) {
 		return ExitTool
 	}
 	evErr := r.readTarget()
-	r.startCheck(ctx, r.checkSHA())
+	if why := notAPullRequestRun(r.target.run); why != "" {
+		// Refused before anything is created: a check run on that commit would replace the
+		// verdict its own run posted.
+		r.gha.Errorf("%s", why)
+		return ExitTool
+	}
+	if r.target.nothingToCompare == "" {
+		// A commit with nothing new to compare gets no check run: it was checked where it came
+		// from, and may be an open pull request's head, whose verdict a success here would replace.
+		r.startCheck(ctx, r.checkSHA())
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			r.abort(ctx, fmt.Errorf("internal error: %v", p))
@@ -243,8 +253,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		}
 	}
 	if r.target.nothingToCompare != "" {
-		r.logf("%s", r.target.nothingToCompare)
-		r.finish(ctx, github.Success, github.CheckOutput{Title: "Nothing to compare", Summary: report.Escape(r.target.nothingToCompare) + "."})
+		r.logf("%s; no check run is posted on %s (its own checks stand)", r.target.nothingToCompare, abbrev(r.target.head))
 		r.outputs(workspace, nil, "pass")
 		return ExitOK, nil
 	}

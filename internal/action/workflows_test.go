@@ -364,9 +364,7 @@ func TestPush(t *testing.T) {
 
 // A fork's pull request: the pull_request run has a read-only token (403 on every write), still
 // fails the job, writes the report with the pull request's number and commits, and says how to
-// post. The workflow_run run that follows posts for the number it is given, only after checking
-// that the pull request's head is the run's head, and computes the verdict itself; without the
-// number it finds the pull request by its head commit.
+// post (the workflow_run run that follows: TestWorkflowRunTrustsOnlyGitHub).
 func TestForkTwoWorkflows(t *testing.T) {
 	pr := newPullRequest(t)
 	pr.fork = true
@@ -391,47 +389,6 @@ func TestForkTwoWorkflows(t *testing.T) {
 		t.Fatalf("the log does not say how to post:\n%s", out)
 	}
 
-	pr.srv.ReadOnly = false
-	pr.srv.PullRequests = map[int]*fakegithub.PullRequest{
-		42: {Number: 42, State: "open", Head: fakegithub.Branch{Ref: "drop-name", SHA: pr.head, Repo: fakegithub.RepoFork{FullName: "someone/widgets", Fork: true}},
-			Base: fakegithub.Branch{Ref: "main", SHA: pr.base, Repo: fakegithub.RepoFork{FullName: "octo/widgets"}}},
-		43: {Number: 43, State: "open", Head: fakegithub.Branch{Ref: "other", SHA: pr.base, Repo: fakegithub.RepoFork{FullName: "someone/widgets", Fork: true}},
-			Base: fakegithub.Branch{Ref: "main", SHA: pr.base}},
-	}
-	for _, tc := range []struct {
-		name, input      string
-		code             int
-		calls            []string
-		conclusion, text string
-	}{
-		{name: "a number whose head is not the run's", input: "43", code: ExitTool, conclusion: "neutral",
-			calls: []string{"POST check-runs 201", "GET pulls/43 200", "PATCH check-runs/1001 200"},
-			text:  "crdguard gives no verdict: pull request #\u200b43's head is " + pr.base[:12] + ", not the head " + pr.head[:12] + " of the workflow run that triggered this one: the number does not match the run, so crdguard gives no verdict for it."},
-		{name: "the uploaded number", input: "42", code: ExitFindings, conclusion: "failure",
-			calls: []string{"POST check-runs 201", "GET pulls/42 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200",
-				"GET pulls/42/comments 200", "GET pulls/42/reviews 200", "POST pulls/42/reviews 200", "PATCH check-runs/1002 200"}},
-		{name: "re-run without the input: found by its head", code: ExitFindings, conclusion: "failure",
-			calls: []string{"POST check-runs 201", "GET commits/" + pr.head + "/pulls 200", "GET pulls/42 200", "GET issues/42/labels 200", "GET /user 403",
-				"GET pulls/42/comments 200", "GET pulls/42/comments 200", "GET pulls/42/reviews 200", "PATCH check-runs/1006 200"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			pr.env["INPUT_PULL-REQUEST"] = tc.input
-			pr.srv.CommitPulls = map[string][]int{pr.head: {42}}
-			pr.runHead = pr.head
-			code, out, got := pr.as("workflow_run", 0, pr.base, pr.head)
-			if code != tc.code {
-				t.Fatalf("exit %d\n%s", code, out)
-			}
-			expectCalls(t, got, tc.calls)
-			cr := pr.completed(pr.head)
-			if cr.Conclusion != tc.conclusion || tc.text != "" && cr.Summary != tc.text {
-				t.Fatalf("check run %s:\n%s", cr.Conclusion, cr.Summary)
-			}
-			if tc.conclusion == "failure" && (len(cr.Annotations) != 2 || len(pr.srv.Reviews) != 1 || len(pr.srv.Comments) != 2) {
-				t.Fatalf("%d annotations, %d reviews, %d comments", len(cr.Annotations), len(pr.srv.Reviews), len(pr.srv.Comments))
-			}
-		})
-	}
 }
 
 // A build from the action's source has no version of its own: the action's tag (the runner's

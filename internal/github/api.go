@@ -76,6 +76,9 @@ type API interface {
 	PullRequest(ctx context.Context, number int) (PullRequest, error)
 	// PullRequestsOfCommit lists the pull requests a commit belongs to (merged or open).
 	PullRequestsOfCommit(ctx context.Context, sha string) ([]PullRequest, error)
+	// OpenPullRequestsOfBranch lists the open pull requests whose head is branch of owner's
+	// repository (this repository or a fork).
+	OpenPullRequestsOfBranch(ctx context.Context, owner, branch string) ([]PullRequest, error)
 	// ReplyToComment answers a review comment in its thread.
 	ReplyToComment(ctx context.Context, pr int, to int64, body string) error
 	// MatchingRefs lists the references whose names start with a prefix (heads/…).

@@ -53,6 +53,20 @@ func (r *REST) PullRequestsOfCommit(ctx context.Context, sha string) ([]PullRequ
 	}, pullRequestOf)
 }
 
+// OpenPullRequestsOfBranch reads every page of GET /repos/{owner}/{repo}/pulls?state=open&head=
+// OWNER:BRANCH: the open pull requests of this repository whose head is that branch of OWNER's
+// repository (a fork's owner, or this repository's). The owner is required: GitHub's
+// description gives head as user:ref-name, and a bare branch name filters nothing.
+func (r *REST) OpenPullRequestsOfBranch(ctx context.Context, owner, branch string) ([]PullRequest, error) {
+	if owner == "" || branch == "" {
+		return nil, fmt.Errorf("listing the open pull requests of a branch needs its owner and name (got %q:%q)", owner, branch)
+	}
+	head := owner + ":" + branch
+	return listAll(r, "open pull requests of "+head, func(opts gh.ListOptions) ([]*gh.PullRequest, *gh.Response, error) {
+		return r.c.PullRequests.List(ctx, r.owner, r.name, &gh.PullRequestListOptions{State: "open", Head: head, ListOptions: opts})
+	}, pullRequestOf)
+}
+
 // Ref is a git reference as GitHub lists it: its full name and the commit it points at.
 type Ref struct {
 	Name, SHA string

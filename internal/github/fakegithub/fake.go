@@ -59,6 +59,8 @@ type Review struct {
 	State    string `json:"state"`
 	CommitID string `json:"commit_id"`
 	User     User   `json:"user"`
+	// PR is the pull request the review is on; 0: every pull request (tests of one).
+	PR int `json:"-"`
 }
 
 // Annotation is a stored check run annotation.
@@ -88,8 +90,10 @@ type CheckRun struct {
 // Request is one recorded request.
 type Request struct {
 	Method, Path string
-	Body         []byte
-	Status       int
+	// Query is the request's raw query string.
+	Query  string
+	Body   []byte
+	Status int
 }
 
 // Failure is an answer injected instead of the next write; a zero Status lets that write through.
@@ -176,6 +180,7 @@ func New(t testing.TB, token string) *Server {
 	mux.HandleFunc("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.updateCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/check-runs/{id}", s.getCheckRun)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{n}", s.getPullRequest)
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls", s.listPullRequests)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/commits/{sha}/pulls", s.commitPulls)
 	mux.HandleFunc("GET /repos/{owner}/{repo}/git/matching-refs/{ref...}", s.matchingRefs)
 	s.Server = httptest.NewServer(s.wrap(mux))
@@ -190,6 +195,14 @@ func New(t testing.TB, token string) *Server {
 			}
 			if !ok {
 				t.Errorf("%s %s is not an operation of GitHub's REST description (testdata/github/rest-operations.txt)", r.Method, r.Path)
+			}
+			problem, err := queryProblem(r.Method, r.Path, r.Query)
+			if err != nil {
+				t.Errorf("reading GitHub's REST query parameters: %v", err)
+				return
+			}
+			if problem != "" {
+				t.Errorf("%s %s?%s: %s (testdata/github/rest-query-parameters.txt)", r.Method, r.Path, r.Query, problem)
 			}
 		}
 	})
@@ -227,7 +240,7 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 		req.Body = io.NopCloser(strings.NewReader(string(body)))
 		rec := &recorder{ResponseWriter: w, log: func(status int) {
 			s.logMu.Lock()
-			s.requests = append(s.requests, Request{Method: req.Method, Path: req.URL.Path, Body: body, Status: status})
+			s.requests = append(s.requests, Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Body: body, Status: status})
 			s.logMu.Unlock()
 		}}
 		defer func() {
@@ -419,9 +432,11 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	items := make([]Review, len(s.Reviews))
-	for i, rv := range s.Reviews {
-		items[i] = *rv
+	items := []Review{}
+	for _, rv := range s.Reviews {
+		if rv.PR == 0 || rv.PR == prNumber(r) {
+			items = append(items, *rv)
+		}
 	}
 	s.mu.Unlock()
 	paginate(w, r, items)
@@ -504,7 +519,7 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.nextID++
-	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED", User: User{Login: s.Login}}
+	rv := &Review{ID: s.nextID, Body: body, CommitID: req.CommitID, State: "COMMENTED", User: User{Login: s.Login}, PR: prNumber(r)}
 	if req.Event == "" {
 		rv.State, s.pending = "PENDING", true
 	}

@@ -96,6 +96,40 @@ func (s *Server) getPullRequest(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, pr)
 }
 
+// listPullRequests answers GET …/pulls: the stored pull requests in state (open by default;
+// closed, all), newest first as GitHub sorts them by default. head, in GitHub's user:ref-name
+// form, keeps those whose head is that branch of that user's repository; a head without the
+// user part filters nothing, as on GitHub (the conformance check refuses it: crdguard must never
+// send it, since it would read every pull request as a candidate).
+func (s *Server) listPullRequests(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	if state != "open" && state != "closed" && state != "all" {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", []string{"state must be open, closed or all"})
+		return
+	}
+	owner, branch, byHead := strings.Cut(q.Get("head"), ":")
+	s.mu.Lock()
+	var numbers []int
+	for n, pr := range s.PullRequests {
+		headOwner, _, _ := strings.Cut(pr.Head.Repo.FullName, "/")
+		if state != "all" && pr.State != state || byHead && (!strings.EqualFold(headOwner, owner) || pr.Head.Ref != branch) {
+			continue
+		}
+		numbers = append(numbers, n)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(numbers)))
+	items := []PullRequest{}
+	for _, n := range numbers {
+		items = append(items, *s.PullRequests[n])
+	}
+	s.mu.Unlock()
+	paginate(w, r, items)
+}
+
 // commitPulls answers GET …/commits/{sha}/pulls; the SHA must be a full or abbreviated hex SHA.
 func (s *Server) commitPulls(w http.ResponseWriter, r *http.Request) {
 	sha := r.PathValue("sha")
