@@ -275,7 +275,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	}
 	pub := r.pub
 	opts := check.GitOptions{
-		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
+		Base: r.target.base, Head: r.target.head, Filter: filter, Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(), OLM: cfg.Delivery.OLM,
 		Baselines: append(append([]string{}, cfg.Baselines...), in.baselines...), Direct: r.target.forced,
 	}
 	stop, err := in.cluster.apply(ctx, &opts)

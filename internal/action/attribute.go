@@ -156,7 +156,7 @@ func (r *run) attribute(repo *source.Repo, opts check.GitOptions, cfg *policy.Co
 	pc.Unattributed = map[string]bool{}
 	brings := map[int]map[string]bool{}
 	for _, s := range segs {
-		o := check.GitOptions{Base: s.from, Head: s.to, Direct: true, Filter: opts.Filter, Samples: opts.Samples, KubernetesVersion: opts.KubernetesVersion}
+		o := check.GitOptions{Base: s.from, Head: s.to, Direct: true, Filter: opts.Filter, Samples: opts.Samples, KubernetesVersion: opts.KubernetesVersion, OLM: opts.OLM}
 		res, err := check.Git(repo, o)
 		if err != nil {
 			return fmt.Errorf("comparing the commits %s..%s of %s alone: %w", abbrev(s.from), abbrev(s.to), whose(s.pr), err)

@@ -83,6 +83,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 		default:
 			perPair[i] = serverChecks(pairs[i], rules.Compare(pairs[i], opts))
 		}
+		if opts.OLM && !skip(i) {
+			perPair[i] = withOLM(pairs[i], opts, perPair[i])
+		}
 	})
 	helm, helmNotices := rules.Helm(pairs, old, new)
 	r.Findings = append(r.Findings, withLeftRelease(old, helm, leftBundles(old, new))...)

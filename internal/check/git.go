@@ -37,6 +37,9 @@ type GitOptions struct {
 	// KubernetesVersion is the minor of the oldest Kubernetes the CRDs must install on (see
 	// rules.Options).
 	KubernetesVersion uint
+	// OLM says whether OLM v1's upgrade preflight judges the changed CRDs (delivery.olm);
+	// nil: when the head holds an OLM bundle.
+	OLM *bool
 	// Direct compares base and head as they are rather than head with their merge base: a
 	// force-push replaced what the branch held (base) with head, dropped commits included.
 	Direct bool
@@ -155,6 +158,10 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		}
 	}
 	opts := rules.Options{StoredVersions: stored, KubernetesVersion: o.KubernetesVersion}
+	olmNotice, err := OLMDelivery(&opts, o.OLM, func() (string, error) { return repo.OLMBundle(head) })
+	if err != nil {
+		return nil, err
+	}
 	history := readHistory(repo, mb, main, &opts)
 	res := &GitResult{Result: Trees(main.Old, main.New, opts), Diff: main.Diff,
 		Base: base.Hash.String(), Head: head.Hash.String(), MergeBase: mb.Hash.String(), Release: release}
@@ -163,7 +170,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 			return nil, err
 		}
 	}
-	res.Notices = append(res.Notices, history...)
+	res.Notices = append(append(res.Notices, history...), olmNotice...)
 	res.Findings = append(res.Findings, addedUnknown(res.Findings, main.Unread)...)
 	// A paths glob that can never read a CRD is a configuration error, whatever the findings.
 	found := readSomething(main.Old) || readSomething(main.New)

@@ -55,7 +55,7 @@ func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 			t.Fatal(err)
 		}
 	}
-	res := Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	res := Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor(), OLM: cfg.OLM("")})
 	if data, err := os.ReadFile(filepath.Join(dir, "stored.yaml")); err == nil {
 		// A case's stored.yaml holds the objects a cluster stores, old.yaml its CRD.
 		stored, err := Stored(context.Background(), old, new, StoredOptions{Lister: storedFile(data), KubernetesVersion: cfg.KubernetesMinor()})
@@ -146,7 +146,7 @@ func runGitCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 	}
 	tr.Commit("head")
 	cfg := policy.Default()
-	res := tr.check(GitOptions{Base: "main", Filter: cfg.Filter()})
+	res := tr.check(GitOptions{Base: "main", Filter: cfg.Filter(), OLM: cfg.Delivery.OLM})
 	return caseReport(t, cfg, res.Result, res.Notices, func(f *finding.Finding) {
 		side := map[finding.Side]string{finding.Head: "new/", finding.Base: "old/"}[f.Location.Side]
 		f.Location.File = side + f.Location.File

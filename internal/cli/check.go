@@ -76,7 +76,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	opts := check.GitOptions{
 		WorkingTree: !headGiven, // "before you push": uncommitted edits count
 		Base:        *base, Head: *head, Baselines: append(append([]string{}, cfg.Baselines...), baselines...), Filter: filter,
-		Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(),
+		Samples: cfg.Samples, KubernetesVersion: cfg.KubernetesMinor(), OLM: cfg.Delivery.OLM,
 	}
 	if *useCluster {
 		if err := cluster.validate(); err != nil {

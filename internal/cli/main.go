@@ -246,7 +246,13 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err := nothingToCompare(pos, old, new); err != nil {
 		return c.fail(err)
 	}
-	res := check.Trees(old, new, rules.Options{KubernetesVersion: cfg.KubernetesMinor()})
+	opts := rules.Options{KubernetesVersion: cfg.KubernetesMinor()}
+	olmNotices, err := check.OLMDelivery(&opts, cfg.Delivery.OLM, func() (string, error) { return source.DirOLMBundle(pos[1]) })
+	if err != nil {
+		return c.fail(err)
+	}
+	res := check.Trees(old, new, opts)
+	res.Notices = append(res.Notices, olmNotices...)
 	if live != nil {
 		stored, err := check.Stored(ctx, old, new, cluster.stored(live, cfg))
 		if err != nil {

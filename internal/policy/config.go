@@ -57,6 +57,8 @@ type Config struct {
 	// changed CEL rules are compiled with that version's CEL libraries. Empty: the libraries of
 	// the API server crdguard links.
 	KubernetesVersion string `yaml:"kubernetesVersion"`
+	// Delivery says how the CRDs reach clusters, where crdguard cannot tell from the repository.
+	Delivery Delivery `yaml:"delivery"`
 
 	// skipTests says exclude is the default, which leaves test and fixture folders out.
 	skipTests       bool
@@ -66,6 +68,24 @@ type Config struct {
 	now             func() time.Time
 	kubernetesMinor uint
 	lines           map[string]int // line of each key and list item, for errors
+}
+
+// Delivery is the delivery: key of .crdguard.yaml.
+type Delivery struct {
+	// OLM says the operator is installed through OLM v1, whose upgrade preflight then judges
+	// each changed CRD too: true or false; unset, crdguard looks for an OLM bundle (a
+	// ClusterServiceVersion) in the repository.
+	OLM *bool `yaml:"olm"`
+}
+
+// OLM decides whether OLM v1's preflight judges the CRDs: what the configuration says, else
+// whether the repository holds an OLM bundle (bundle is its ClusterServiceVersion file, "" for
+// none).
+func (c *Config) OLM(bundle string) bool {
+	if c.Delivery.OLM != nil {
+		return *c.Delivery.OLM
+	}
+	return bundle != ""
 }
 
 var minorRE = regexp.MustCompile(`^v?1\.(\d{1,3})(?:\.\d+)?$`)

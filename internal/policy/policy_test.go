@@ -16,12 +16,15 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown key", "mode: error\nfailmode: open\n", `line 2: unknown key failmode (did you mean failMode?)`},
 		{"misspelt key", "exclud: [x]\n", `line 1: unknown key exclud (did you mean exclude?)`},
-		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, exclude, failMode, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples, stability)`},
+		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, delivery, exclude, failMode, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples, stability)`},
 		{"paths not a list", "mode: warn\npaths: config/crd/**\n", `line 2: paths must be a list of globs, e.g. paths: ["config/crd/**"]`},
 		{"baselines not a list", "baselines: v1.4.0\n", `line 1: baselines must be a list of refs, e.g. baselines: [v1.4.0]`},
 		{"list item not a value", "paths:\n  - config\n  - {a: b}\n", `line 3: paths[1] must be a single value, not a list or mapping`},
 		{"bad glob", "paths:\n  - config/crd/**\n  - config/[crd\n", `line 3: paths: bad glob "config/[crd": syntax error in pattern`},
 		{"ratcheting not a bool", "ratcheting: sometimes\n", `line 1: ratcheting must be true or false`},
+		{"delivery not a mapping", "delivery: olm\n", `line 1: delivery must be a mapping, e.g. delivery: {olm: true}`},
+		{"delivery key misspelt", "delivery:\n  olmv1: true\n", `line 2: unknown key olmv1 (did you mean olm?)`},
+		{"delivery.olm not a bool", "delivery: {olm: always}\n", `line 1: delivery.olm must be true or false`},
 		{"rules not a mapping", "rules: [field-added]\n", `line 1: rules must be a mapping of rule IDs to severities, e.g. rules: {description-changed: "off"}`},
 		{"not a mapping", "- mode: warn\n", `line 1: the configuration must be a mapping of keys (mode, paths, rules, …)`},
 		{"unknown rule", "rules:\n  field-gone: off\n", `line 2: rules: unknown rule ID "field-gone" (crdguard rules lists them)`},
@@ -199,5 +202,27 @@ func TestExcludeDefault(t *testing.T) {
 	}
 	if got := fmt.Sprint(Default().Filter()); got != "{[] [**/vendor/**] true}" {
 		t.Errorf("Default: filter %s", got)
+	}
+}
+
+// TestOLMDelivery: delivery.olm decides when set, the repository's OLM bundle when not.
+func TestOLMDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		yaml, bundle string
+		want         bool
+	}{
+		{"", "", false},
+		{"", "bundle/manifests/op.clusterserviceversion.yaml", true},
+		{"delivery: {olm: false}\n", "bundle/manifests/op.clusterserviceversion.yaml", false},
+		{"delivery: {olm: true}\n", "", true},
+		{"delivery: {}\n", "", false},
+	} {
+		c, err := Parse([]byte(tc.yaml))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.yaml, err)
+		}
+		if got := c.OLM(tc.bundle); got != tc.want {
+			t.Errorf("%q with bundle %q: OLM = %v, want %v", tc.yaml, tc.bundle, got, tc.want)
+		}
 	}
 }

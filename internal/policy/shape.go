@@ -30,13 +30,27 @@ const (
 	mapping
 	listOfMappings
 	stabilityMap
+	deliveryMap
 )
 
 // topKeys are the keys of .crdguard.yaml (DESIGN §4) and what each holds.
 var topKeys = map[string]shape{
 	"mode": text, "failMode": text, "ratcheting": boolean, "rules": mapping, "paths": list,
 	"exclude": list, "samples": list, "baselines": list, "acknowledgeLabel": text, "ignore": listOfMappings,
-	"kubernetesVersion": text, "stability": stabilityMap,
+	"kubernetesVersion": text, "stability": stabilityMap, "delivery": deliveryMap,
+}
+
+// deliveryKeys are the keys of delivery: the ways of delivering CRDs crdguard can be told of.
+var deliveryKeys = map[string]shape{"olm": boolean}
+
+// subMappings are the shapes that hold a mapping of known keys: the keys, and what the value
+// must be when it is not a mapping.
+var subMappings = map[shape]struct {
+	keys map[string]shape
+	want string
+}{
+	stabilityMap: {stabilityKeys, "a mapping of stabilities to severities, e.g. stability: {alpha: warning}"},
+	deliveryMap:  {deliveryKeys, "a mapping, e.g. delivery: {olm: true}"},
 }
 
 // ignoreKeys are the keys of one ignore entry.
@@ -122,14 +136,15 @@ func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) err
 				return &LineError{val.Line, name + "." + k.Value + " must be a severity (error, warning, info or off)"}
 			}
 		}
-	case stabilityMap:
+	case stabilityMap, deliveryMap:
 		if isNull {
 			return nil
 		}
+		sub := subMappings[want]
 		if v.Kind != yaml.MappingNode {
-			return &LineError{v.Line, name + " must be a mapping of stabilities to severities, e.g. stability: {alpha: warning}"}
+			return &LineError{v.Line, name + " must be " + sub.want}
 		}
-		return checkMapping(v, stabilityKeys, name+".", lines)
+		return checkMapping(v, sub.keys, name+".", lines)
 	case list, listOfMappings:
 		if isNull {
 			return nil

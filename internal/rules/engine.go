@@ -26,6 +26,9 @@ type Options struct {
 	// HistoryRead lists the CRDs whose whole history was read: a removed version none of it
 	// stored is then known to be safe to remove.
 	HistoryRead map[string]bool
+	// OLM says the CRDs are delivered through OLM v1: each changed CRD also gets the verdict of
+	// operator-controller's upgrade preflight (OLM).
+	OLM bool
 }
 
 // Compare classifies every difference between the two sides of a pair. A patch is not a
