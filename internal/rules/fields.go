@@ -1,11 +1,15 @@
 package rules
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -87,6 +91,12 @@ var (
 		Summary: "An object now accepts arbitrary keys (additionalProperties added).",
 		Doc:     "Opening an object to arbitrary keys is safe for stored data and clients.",
 	}
+	mapValuesTyped = &Rule{
+		ID: "map-values-typed", Severity: finding.Error, Level: PropertyLevel, Twin: "preserve-unknown-fields-added",
+		Summary: "An object that kept every key with any value now checks its values against a value schema (additionalProperties).",
+		Advice:  "stored entries whose values do not match fail their next update and clients that send them are rejected; check the values in use, or keep the values free-form",
+		Doc:     "A free-form object (no properties, unknown fields kept — by x-kubernetes-preserve-unknown-fields, or by a v1beta1 CRD's preserveUnknownFields, its default) accepts and keeps every key with any value. Giving it additionalProperties with a schema keeps every key but now checks each value against that schema (strings only, a quantity pattern, typed objects whose unknown fields are pruned): a stored entry of another kind fails the object's next update, and clients that send one are rejected. This is the usual v1beta1 → v1 migration of a map; it is not the loosening 'now accepts arbitrary keys' (additional-properties-added), which is reported only where the old object did not keep its keys. The finding carries a value the old schema accepted and the new one refuses. Check the values in use before merging.",
+	}
 	embeddedResourceChanged = &Rule{
 		ID: "embedded-resource-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "x-kubernetes-embedded-resource changed.",
@@ -98,7 +108,7 @@ var (
 var fieldRules = []*Rule{
 	fieldRemoved, fieldAdded, requiredAdded, requiredRemoved, typeChanged, nullableRemoved, nullableAdded,
 	preserveUnknownRemoved, preserveUnknownAdded, intOrStringRemoved, intOrStringAdded,
-	additionalPropertiesRemoved, additionalPropertiesAdded, embeddedResourceChanged,
+	additionalPropertiesRemoved, additionalPropertiesAdded, mapValuesTyped, embeddedResourceChanged,
 }
 
 // checkIntOrString runs before checkType: int-or-string usually comes with the type keyword
@@ -174,7 +184,8 @@ func checkFields(n *node) {
 			}
 		}
 	}
-	if n.changed(kwPreserveUnknownFields) {
+	checkMapValuesTyped(n)
+	if n.changed(kwPreserveUnknownFields) && n.judged&(1<<kwPreserveUnknownFields) == 0 {
 		n.judge(kwPreserveUnknownFields)
 		if !prunable(o.Type) && !prunable(w.Type) {
 			// Pruning only removes keys of objects: on a scalar or list the marker is a no-op
@@ -198,7 +209,7 @@ func checkFields(n *node) {
 var alwaysSet = map[string]bool{"apiVersion": true, "kind": true, "metadata": true}
 
 func checkAdditionalProperties(n *node) {
-	if !n.changed(kwAdditionalProperties) {
+	if !n.changed(kwAdditionalProperties) || n.judged&(1<<kwAdditionalProperties) != 0 {
 		return
 	}
 	o, w := n.old.AdditionalProperties, n.new.AdditionalProperties
@@ -249,3 +260,63 @@ func (n *node) fieldAdded(name string) {
 // prunable reports whether values of a schema type can carry unknown fields to prune: objects,
 // and untyped nodes that may hold objects.
 func prunable(typ string) bool { return typ == "object" || typ == "" }
+
+// checkMapValuesTyped judges a free-form object that becomes a typed map: the old node kept every
+// key with any value (keepsEveryValue), the new one keeps every key too but checks the values
+// against additionalProperties. No key is pruned, so it is neither preserve-unknown-fields-removed
+// nor additional-properties-added: it is map-values-typed, with a value now refused, unless the
+// value schema accepts and keeps anything.
+func checkMapValuesTyped(n *node) {
+	w := n.new.AdditionalProperties
+	if !n.changed(kwAdditionalProperties) || w == nil || w.Schema == nil || len(n.new.Properties) > 0 || !keepsEveryValue(n.e.pair.Old, n.old) {
+		return
+	}
+	n.judge(kwAdditionalProperties, kwPreserveUnknownFields)
+	values := *w.Schema
+	values.Description, values.Title, values.Example, values.ExternalDocs = "", "", nil, nil
+	if reflect.DeepEqual(values, apiextv1.JSONSchemaProps{XPreserveUnknownFields: values.XPreserveUnknownFields}) && isTrue(values.XPreserveUnknownFields) {
+		return // any value, unknown fields kept: the same map
+	}
+	what := "values matching its value schema"
+	switch {
+	case values.XIntOrString && values.Pattern != "":
+		what = "integers, or strings matching its pattern"
+	case values.XIntOrString:
+		what = "integers or strings"
+	case values.Type == "string" && values.Pattern != "":
+		what = "strings matching its pattern"
+	case values.Type != "":
+		what = values.Type + " values"
+	}
+	pruned := ""
+	if prunable(values.Type) && !values.XIntOrString && dropsUnknown(n.e.pair.New, &values) {
+		pruned = ", and fields inside a value that the value schema does not list are pruned"
+	}
+	var example map[string]any
+	shown := ""
+	if steps, ok := n.steps(); ok {
+		var used any
+		steps = append(steps, celproof.Step{Kind: celproof.MapValues})
+		if example, used = n.e.judge(n.version).Refused(steps, anyValues, func(*field.Error) bool { return true }); example != nil {
+			b, _ := json.Marshal(used)
+			shown = fmt.Sprintf(": e.g. an entry with the value %s was accepted and is now rejected", b)
+		}
+	}
+	f := n.emit(mapValuesTyped, finding.Head, n.keyAt(finding.Head, kwAdditionalProperties), "any", orNil(values.Type),
+		"%s kept every key with any value and now accepts only %s%s%s", n.path, what, pruned, shown)
+	if example != nil {
+		f.Example = finding.Value(example)
+	}
+}
+
+// anyValues are the values tried, in turn, as an entry of a map whose values became typed: one
+// of each JSON kind, so that whatever the value schema asks, one of them is likely refused.
+var anyValues = []any{int64(0), "a", true, map[string]any{}, []any{}, 0.5}
+
+// keepsEveryValue reports whether a node of c keeps every key of its objects with any value: an
+// object (or untyped node) with no properties and no value schema that keeps unknown fields, by
+// its own x-kubernetes-preserve-unknown-fields or by a v1beta1 CRD's preserveUnknownFields.
+func keepsEveryValue(c *crd.CRD, s *apiextv1.JSONSchemaProps) bool {
+	return prunable(s.Type) && len(s.Properties) == 0 && s.AdditionalProperties == nil &&
+		(c.Object.Spec.PreserveUnknownFields || isTrue(s.XPreserveUnknownFields))
+}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -62,13 +63,19 @@ type node struct {
 type relStep struct {
 	parent *relStep
 	segs   []any
+	// headSegs, when set, are the steps on the new side (a combinator branch paired with one at
+	// another index); segs are then the old side's.
+	headSegs []any
 }
 
-func (r *relStep) appendTo(p crd.Path) crd.Path {
+func (r *relStep) appendTo(p crd.Path, side finding.Side) crd.Path {
 	if r == nil {
 		return p
 	}
-	return append(r.parent.appendTo(p), r.segs...)
+	if side == finding.Head && r.headSegs != nil {
+		return append(r.parent.appendTo(p, side), r.headSegs...)
+	}
+	return append(r.parent.appendTo(p, side), r.segs...)
 }
 
 // compareSchemas walks the schemas of one version present on both sides.
@@ -134,8 +141,8 @@ func (n *node) walkChildren() {
 		if len(c.old) != len(c.new) {
 			continue // branches added or removed: left to unknown-change
 		}
-		for i := range c.old {
-			n.child(n.path, &c.old[i], &c.new[i], true, keywordNames[c.kw], i)
+		for i, j := range pairBranches(c.old, c.new) {
+			n.childAt(n.path, &c.old[i], &c.new[j], true, []any{keywordNames[c.kw], i}, []any{keywordNames[c.kw], j})
 		}
 		n.judge(c.kw)
 	}
@@ -145,8 +152,48 @@ func (n *node) walkChildren() {
 	}
 }
 
+// pairBranches pairs the branches of an allOf, anyOf or oneOf of equal length: for old branch i,
+// the new branch it is compared with. The order of branches means nothing to the API server
+// (v1 writes an int-or-string as anyOf [integer, string] where v1beta1 generators wrote
+// [string, integer]), so a branch equal to one on the other side is paired with it wherever it
+// stands, and the rest are paired in their order.
+func pairBranches(old, new []apiextv1.JSONSchemaProps) []int {
+	pairs := make([]int, len(old))
+	taken := make([]bool, len(new))
+	for i := range old {
+		pairs[i] = -1
+		for j := range new {
+			if !taken[j] && reflect.DeepEqual(old[i], new[j]) {
+				pairs[i], taken[j] = j, true
+				break
+			}
+		}
+	}
+	next := 0
+	for i := range old {
+		if pairs[i] >= 0 {
+			continue
+		}
+		for taken[next] {
+			next++
+		}
+		pairs[i], taken[next] = next, true
+	}
+	return pairs
+}
+
 func (n *node) child(path string, old, new *apiextv1.JSONSchemaProps, branch bool, segs ...any) {
-	c := &node{e: n.e, version: n.version, old: old, new: new, path: path, rel: &relStep{parent: n.rel, segs: segs}, parent: n}
+	n.childAt(path, old, new, branch, segs, segs)
+}
+
+// childAt is child where the node stands at other YAML steps on the new side (a branch that
+// moved within its combinator).
+func (n *node) childAt(path string, old, new *apiextv1.JSONSchemaProps, branch bool, segs, headSegs []any) {
+	rel := &relStep{parent: n.rel, segs: segs}
+	if !reflect.DeepEqual(segs, headSegs) {
+		rel.headSegs = headSegs
+	}
+	c := &node{e: n.e, version: n.version, old: old, new: new, path: path, rel: rel, parent: n}
 	if n.itemsEnumMoved && len(segs) == 1 && segs[0] == "items" {
 		c.enumMovedFrom = n.old.Enum
 	}
@@ -170,7 +217,7 @@ func (n *node) changed(k keyword) bool { return n.diff&(1<<k) != 0 }
 
 // at is the YAML path of this node (plus segs) on one side.
 func (n *node) at(side finding.Side, segs ...any) crd.Path {
-	p := n.rel.appendTo(n.e.doc(side).SchemaPath(n.version))
+	p := n.rel.appendTo(n.e.doc(side).SchemaPath(n.version), side)
 	return append(p, segs...)
 }
 
