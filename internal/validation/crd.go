@@ -7,7 +7,9 @@ package validation
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -56,8 +58,9 @@ func Create(c *crd.CRD) ([]Error, error) {
 	}
 	ctx := context.Background()
 	prepareCRDForCreate(obj)
+	distinct := distinctVersionSchemas(obj)
 	skipRepeatedCEL(obj)
-	return located(c, crdvalidation.ValidateCustomResourceDefinition(ctx, obj)), nil
+	return located(c, asV1beta1(c, obj, ours(distinct, crdvalidation.ValidateCustomResourceDefinition(ctx, obj)))), nil
 }
 
 // Update validates new as an update of old, which the cluster has established (so immutable
@@ -83,10 +86,43 @@ func Update(old, new *crd.CRD) ([]Error, error) {
 	o.ResourceVersion, n.ResourceVersion, n.Generation = "1", "1", o.Generation
 	carryServerMetadata(n, o)
 	prepareCRDForUpdate(n, o)
+	distinct := distinctVersionSchemas(n)
 	skipUnchangedCEL(o, n)
 	skipRepeatedCEL(o)
 	skipRepeatedCEL(n)
-	return located(new, crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, n, o)), nil
+	return located(new, asV1beta1(new, n, ours(distinct, crdvalidation.ValidateCustomResourceDefinitionUpdate(ctx, n, o)))), nil
+}
+
+// identicalSchemasDetail starts the API server's complaint about versions that all repeat one
+// schema (they must use the top-level one, which a v1 document cannot: the conversion moves them
+// there itself).
+const identicalSchemasDetail = "per-version schemas may not all be set to identical values"
+
+// distinctVersionSchemas reports whether the versions of c have schemas of their own that are not
+// all the same. Leaving out CEL rules that need no compiling (skipUnchangedCEL, skipRepeatedCEL)
+// can make such schemas equal — versions that differ only in a rule's message — and the server
+// would then complain about a sameness that is crdguard's, not the document's.
+func distinctVersionSchemas(c *apiextensions.CustomResourceDefinition) bool {
+	for _, v := range c.Spec.Versions[min(1, len(c.Spec.Versions)):] {
+		if !reflect.DeepEqual(v.Schema, c.Spec.Versions[0].Schema) {
+			return true
+		}
+	}
+	return false
+}
+
+// ours drops the complaint about identical version schemas when the document's were distinct.
+func ours(distinct bool, errs field.ErrorList) field.ErrorList {
+	if !distinct {
+		return errs
+	}
+	out := errs[:0]
+	for _, e := range errs {
+		if !(e.Field == "spec.versions" && strings.HasPrefix(e.Detail, identicalSchemasDetail)) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // carryServerMetadata does what the API server does with the metadata it sets itself before it
@@ -115,9 +151,40 @@ func carryServerMetadata(n, o *apiextensions.CustomResourceDefinition) {
 func located(c *crd.CRD, errs field.ErrorList) []Error {
 	out := make([]Error, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, Error{Field: e.Field, Type: e.Type, Message: e.Error(), Line: c.LineOf(yamlPath(c, e.Field))})
+		out = append(out, Error{Field: e.Field, Type: e.Type, Message: message(e), Line: c.LineOf(yamlPath(c, e.Field))})
 	}
 	return out
+}
+
+// The API server prints a value it refuses in full: a CRD's whole version list, or a schema,
+// rendered as a Go struct, runs to tens of kilobytes and says nothing a reader needs past the
+// field and the reason. Messages keep the field, the kind of error, a short value and the detail.
+const (
+	maxValue   = 200  // bytes of a refused value shown
+	maxMessage = 2000 // bytes of a whole message
+)
+
+// message is the API server's error as it words it, with a long value left out or cut short.
+func message(e *field.Error) string {
+	short := *e
+	if s, ok := e.BadValue.(string); ok && len(s) > maxValue {
+		short.BadValue = cut(s, maxValue)
+	} else if len(e.Error()) > len(e.Field)+len(e.Detail)+len(e.Type.String())+maxValue {
+		short.BadValue = field.OmitValueType{}
+	}
+	return cut(short.Error(), maxMessage)
+}
+
+// cut shortens s to at most n bytes, on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // yamlPath turns an API server field path into a path in the CRD's YAML. The internal version
