@@ -119,9 +119,42 @@ func loadRenamed(t *testing.T, dir, name, group string) *apiextv1.CustomResource
 		return nil
 	}
 	c := cs[0].Object.DeepCopy()
+	keepEverywhere(c)
 	c.Spec.Group = group
 	c.Name = c.Spec.Names.Plural + "." + group
 	return c
+}
+
+// keepEverywhere turns a v1beta1 CRD's preserveUnknownFields: true (its default), which today's
+// API server refuses to create, into what it meant: every object node keeps its unknown fields.
+// So a v1beta1 side is set up as the server that served v1beta1 held it.
+func keepEverywhere(c *apiextv1.CustomResourceDefinition) {
+	if !c.Spec.PreserveUnknownFields {
+		return
+	}
+	c.Spec.PreserveUnknownFields = false
+	var keep func(s *apiextv1.JSONSchemaProps)
+	keep = func(s *apiextv1.JSONSchemaProps) {
+		if s.Type == "object" || s.Type == "" && !s.XIntOrString {
+			t := true
+			s.XPreserveUnknownFields = &t
+		}
+		for k, p := range s.Properties {
+			keep(&p)
+			s.Properties[k] = p
+		}
+		if s.Items != nil && s.Items.Schema != nil {
+			keep(s.Items.Schema)
+		}
+		if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+			keep(s.AdditionalProperties.Schema)
+		}
+	}
+	for _, v := range c.Spec.Versions {
+		if v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+			keep(v.Schema.OpenAPIV3Schema)
+		}
+	}
 }
 
 // regroup moves an object of example.com to the renamed group.
