@@ -236,6 +236,15 @@ func Less(a, b *Finding) bool {
 	return bytes.Compare(a.After, b.After) < 0
 }
 
+// Importance compares two findings by how much they matter to whoever must act, most important
+// first (negative when a comes first): errors, then warnings, then info. It is the one order of
+// importance for every choice of what to show first when not everything fits (the review's
+// inline comments, its body); use it with a stable sort, so that equally important findings keep
+// the caller's order.
+func Importance(a, b *Finding) int {
+	return int(b.Severity) - int(a.Severity)
+}
+
 // Key identifies a finding independently of its line, for deduplication and fingerprints.
 func (f *Finding) Key() string {
 	k := f.Rule + "\x00" + f.CRD + "\x00" + f.Version + "\x00" + f.Path

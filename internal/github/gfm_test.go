@@ -172,7 +172,7 @@ func TestPullRequestMarkdownIsInert(t *testing.T) {
 	for i := range fs {
 		items = append(items, &planned{f: &fs[i], fp: Fingerprint(&fs[i], "x")})
 	}
-	inert(t, "review body", gfm(t, reviewBody(items, 0, DefaultDocsURL)), DefaultDocsURL)
+	inert(t, "review body", gfm(t, reviewBody(items, nil, DefaultDocsURL)), DefaultDocsURL)
 	summary, rest := Summary(report.Report{Findings: fs, CRDs: 2}, "")
 	if rest != "" {
 		t.Fatalf("the check run's text holds what its summary has room for:\n%s", rest)

@@ -176,8 +176,16 @@ func (p *Publisher) Review(ctx context.Context, pr PR, fs []finding.Finding, dif
 	for i := range plan {
 		plan[i].f, plan[i].places = withPlaces(plan[i].f, more[i]), more[i]
 	}
+	// The capped places go to the most important findings first (finding.Importance): a breaking
+	// change after 40 warnings in file order is still commented inline. The comments themselves
+	// keep the plan's (file) order.
+	order := make([]int, len(plan))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return finding.Importance(plan[a].f, plan[b].f) })
 	nInline, nFile := 0, 0
-	for i := range plan {
+	for _, i := range order {
 		switch plan[i].where {
 		case inline:
 			if nInline++; nInline > MaxInlineComments {
@@ -258,7 +266,13 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 	if len(comments) == 0 && len(body) == 0 {
 		return nil
 	}
-	err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, len(comments), p.docsURL())+reviewMarker(pr, comments, body), comments)
+	var commented []*planned
+	for i := range plan {
+		if plan[i].where == inline {
+			commented = append(commented, &plan[i])
+		}
+	}
+	err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, commented, p.docsURL())+reviewMarker(pr, comments, body), comments)
 	if err == nil {
 		res.Inline, res.InBody = len(comments), len(body)
 		return nil
@@ -273,7 +287,7 @@ func (p *Publisher) submit(ctx context.Context, pr PR, plan []planned, res *Revi
 			body = append(body, &plan[i])
 		}
 	}
-	if err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, 0, p.docsURL())+reviewMarker(pr, nil, body), nil); err != nil {
+	if err := p.API.CreateReview(ctx, pr.Number, pr.HeadSHA, reviewBody(body, nil, p.docsURL())+reviewMarker(pr, nil, body), nil); err != nil {
 		return err
 	}
 	res.InBody = len(body)
@@ -363,20 +377,24 @@ func reviewMarker(pr PR, comments []Comment, body []*planned) string {
 	return "\n" + reviewLabel + hex.EncodeToString(h.Sum(nil)[:8]) + " -->"
 }
 
-// reviewBody introduces the review and lists the findings that have no inline comment, each
-// with its fingerprint, within GitHub's body limit: errors first, every one listed, their
-// messages cut shorter rather than any finding left out; only when even the lines without a
-// message do not fit are the last (least serious) counted instead.
-func reviewBody(items []*planned, inlineCount int, docsURL string) string {
+// reviewBody introduces the review — the changes it holds counted by severity, those commented
+// inline and those listed below — and lists the findings that have no inline comment, each with
+// its fingerprint, within GitHub's body limit: most important first (finding.Importance), every
+// one listed, their messages cut shorter rather than any finding left out; only when even the
+// lines without a message do not fit are the last (least important) counted instead. It counts
+// changes, not comments: a change in two files is two comments and one change.
+func reviewBody(items, commented []*planned, docsURL string) string {
 	var b strings.Builder
-	n := len(items) + inlineCount
-	fmt.Fprintf(&b, "**crdguard** found %s that can break stored objects or clients.", report.Count(n, "CRD change"))
-	if inlineCount > 0 {
-		fmt.Fprintf(&b, " %d %s commented inline.", inlineCount, map[bool]string{true: "is", false: "are"}[inlineCount == 1])
+	fmt.Fprintf(&b, "**crdguard** found CRD changes that can break stored objects or clients: %s.", tally(append(slices.Clone(commented), items...)))
+	if len(commented) > 0 {
+		fmt.Fprintf(&b, " Commented inline: %s.", tally(commented))
+	}
+	if len(items) > 0 {
+		fmt.Fprintf(&b, " Listed below: %s.", tally(items))
 	}
 	b.WriteString(" The check run has the full report.\n")
 	items = slices.Clone(items)
-	slices.SortStableFunc(items, func(a, b *planned) int { return int(b.f.Severity) - int(a.f.Severity) })
+	slices.SortStableFunc(items, func(a, b *planned) int { return finding.Importance(a.f, b.f) })
 	room := MaxBodyChars - bodyReserve - utf8.RuneCountInString(b.String())
 	// The longest message that lets every line fit: halved until they do, down to none.
 	for _, most := range []int{maxMessageBytes, 2048, 1024, 512, 256, 128, 64, 0} {
@@ -392,6 +410,20 @@ func reviewBody(items []*planned, inlineCount int, docsURL string) string {
 		}
 	}
 	return b.String()
+}
+
+// tally counts the changes of planned comments by severity ("1 breaking change, 40 warnings"):
+// each comment's finding, its other places in the file and the other findings at its place, one
+// change however many comments and places it has.
+func tally(items []*planned) string {
+	var fs []finding.Finding
+	for _, pl := range items {
+		fs = append(fs, *pl.f)
+		for _, o := range append(slices.Clone(pl.places), pl.same...) {
+			fs = append(fs, *o)
+		}
+	}
+	return report.Tally(change.Groups(fs))
 }
 
 // fitLines joins lines within room runes, counting those that do not fit.
