@@ -231,6 +231,9 @@ func (d *describer) fields(st *ast.StructType, in *file, depth int) ([]k8stypes.
 			} else if v, ok := m.value("k8s:listType"); ok {
 				base.ListType = v
 			}
+			if m.text == "mapType=atomic" {
+				base.MapType = "atomic" // controller-gen writes x-kubernetes-map-type: atomic
+			}
 			if m.text == "k8s:immutable" {
 				// controller-gen (v0.21.0 on) writes CEL rules for it; the gated
 				// +k8s:alpha(since: …)=+k8s:immutable form is no marker of its.

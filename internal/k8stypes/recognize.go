@@ -90,7 +90,10 @@ func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
 		return Place{}
 	}
 	if len(schema.Properties) < MinStandalone {
-		return s.fingerprint(schema)
+		if p := s.fingerprint(schema); p.Known() {
+			return p
+		}
+		return s.small(schema)
 	}
 	if p := s.exact(schema); p.Known() {
 		return p
@@ -181,6 +184,28 @@ func (s *Set) fingerprint(schema *apiextv1.JSONSchemaProps) Place {
 		return Place{}
 	}
 	return Place{Shape: &Shape{Kind: KindObject, Ref: t.Key}}
+}
+
+// minSmallNodes is how many fitting schema nodes a node with fewer than MinStandalone
+// properties needs to be recognised by structure alone: LabelSelector (matchLabels and a list
+// of LabelSelectorRequirement) has eight, a lone name one.
+const minSmallNodes = 6
+
+// small recognises a node with fewer than MinStandalone properties by its structure alone,
+// descriptions ignored (generators strip them, projects replace the type's doc with their
+// field's): every field of exactly one type, fitting all the way down with at least
+// minSmallNodes nodes. A project's field comment in place of LabelSelector's doc no longer hides
+// the type; a lone name (LocalObjectReference) still says too little.
+func (s *Set) small(schema *apiextv1.JSONSchemaProps) Place {
+	p := s.exact(schema)
+	if !p.Known() || p.Alike {
+		return Place{}
+	}
+	t, nodes := s.Type(p.Shape.Ref), 0
+	if t == nil || len(t.Fields) != len(schema.Properties) || !s.fitsType(t, schema, 0, &nodes) || nodes < minSmallNodes {
+		return Place{}
+	}
+	return p
 }
 
 // extended recognises a node as a built-in type that a project's type embeds inline and

@@ -38,6 +38,22 @@ properties:
   requests: {type: object, additionalProperties: {x-kubernetes-int-or-string: true}}
   claims: {type: array, items: {type: object, properties: {name: {type: string}}}}
 `, "core/v1.ResourceRequirements"},
+		{"a LabelSelector without descriptions: two fields, eight nodes", `
+type: object
+properties:
+  matchExpressions: {type: array, items: {type: object, properties: {key: {type: string}, operator: {type: string}, values: {type: array, items: {type: string}}}, required: [key, operator]}}
+  matchLabels: {type: object, additionalProperties: {type: string}}
+`, "meta/v1.LabelSelector"},
+		{"only matchExpressions: LabelSelector's or NodeSelectorTerm's", `
+type: object
+properties:
+  matchExpressions: {type: array, items: {type: object, properties: {key: {type: string}, operator: {type: string}, values: {type: array, items: {type: string}}}, required: [key, operator]}}
+`, ""},
+		{"a lone name without the type's doc: too little structure", `
+type: object
+properties:
+  name: {type: string}
+`, ""},
 		{"a field of another type", `
 type: object
 properties:

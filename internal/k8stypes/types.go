@@ -55,6 +55,9 @@ type Field struct {
 	// ListType and ListMapKeys are the field's +listType and +listMapKey markers.
 	ListType    string   `json:"listType,omitempty"`
 	ListMapKeys []string `json:"listMapKeys,omitempty"`
+	// MapType is "atomic" for a map field k8s.io/api marks +mapType=atomic (PodSpec.nodeSelector),
+	// which controller-gen writes as x-kubernetes-map-type: atomic on the field.
+	MapType string `json:"mapType,omitempty"`
 	// Immutable is the field's +k8s:immutable marker, from which controller-gen v0.21.0 on
 	// writes x-kubernetes-validations: `self == oldSelf` on the field and, for an optional
 	// one, `!has(oldSelf.f) || has(self.f)` on its parent.

@@ -19,7 +19,31 @@ var upstreamDefaultAdded = &Rule{
 	Doc:     "A CRD that embeds a built-in Kubernetes type (a PodTemplateSpec, a Volume, a Container) copies the `+default=` markers of the k8s.io/api it is generated from: upgrading k8s.io/api adds defaults such as `protocol: TCP` on container ports or `name: \"\"` on local object references. The API server gives the objects built from the template (the Pods, Services, volumes the controller creates) the same default when they are created, so nothing changes for them. Only a field recognised as that built-in type's field (by structure; a type with fewer than three fields by the doc comment and map type controller-gen copies from k8s.io/api; never on the strength of a parent that extends a built-in type with fields of its own) and a value equal to k8s.io/api's default qualify; any other default stays `default-added`.",
 }
 
-var builtinRules = []*Rule{upstreamDefaultAdded}
+var upstreamMapTypeAdded = &Rule{
+	ID: "upstream-map-type-added", Severity: finding.Info, Level: PropertyLevel,
+	Summary: "An embedded Kubernetes type or field became atomic for server-side apply, as k8s.io/api declares it.",
+	Doc:     "controller-gen writes `x-kubernetes-map-type: atomic` where k8s.io/api marks a type `+structType=atomic` (LabelSelector, LocalObjectReference, SecretKeySelector) or a map field `+mapType=atomic` (PodSpec.nodeSelector); a generator or k8s.io/api upgrade adds it to every embedded copy at once. Server-side apply then treats the object as one value, as the API server already does for the built-in objects the controller creates from it, and nothing is refused. Only a node recognised as that built-in type or field (by structure; never on the strength of a parent that extends a built-in type with fields of its own) qualifies; the same change on a project's own type stays `map-type-changed`.",
+}
+
+var builtinRules = []*Rule{upstreamDefaultAdded, upstreamMapTypeAdded}
+
+// upstreamAtomic names what k8s.io/api declares atomic that the new schema's node is: the
+// type (+structType=atomic) or the map field (+mapType=atomic); "" when it declares neither.
+func (n *node) upstreamAtomic() string {
+	p := n.place(finding.Head)
+	if !p.Known() || p.Extended {
+		return ""
+	}
+	if p.Suffix == "" && p.Field != nil && p.Field.MapType == "atomic" {
+		return p.Name() + " (+mapType=atomic)"
+	}
+	if p.Shape.Kind == k8stypes.KindObject {
+		if t := k8stypes.Builtin().Type(p.Shape.Ref); t != nil && t.MapType == "atomic" && (!p.Alike || p.Field == nil) {
+			return t.Name + " (+structType=atomic)"
+		}
+	}
+	return ""
+}
 
 // place is what built-in type field this node is on one side, worked out once per node and
 // only when a finding asks: a recognised parent's property, items or values, else the node

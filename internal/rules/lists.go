@@ -79,8 +79,13 @@ func checkLists(n *node) {
 	if n.changed(kwMapType) {
 		n.judge(kwMapType)
 		before, after := derefOr(o.XMapType, "granular"), derefOr(w.XMapType, "granular")
-		if before != after {
-			side := sideOf(w.XMapType != nil)
+		side := sideOf(w.XMapType != nil)
+		switch upstream := n.upstreamAtomic(); {
+		case before == after:
+		case after == "atomic" && upstream != "":
+			n.emit(upstreamMapTypeAdded, side, n.keyAt(side, kwMapType), before, after,
+				"map type of %s changed from %s to atomic, as k8s.io/api declares %s: server-side apply treats it as one value, as it does in every built-in API that embeds it; nothing is refused", n.path, before, upstream)
+		default:
 			n.emit(mapTypeChanged, side, n.keyAt(side, kwMapType), before, after, "map type of %s changed from %s to %s", n.path, before, after)
 		}
 	}
