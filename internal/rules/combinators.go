@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
@@ -237,4 +238,125 @@ func combinatorsAccept(s *apiextv1.JSONSchemaProps, present func(string) bool) b
 		}
 	}
 	return s.Not == nil || !holds(*s.Not)
+}
+
+// enumCombinators judges a node whose enum moved between the node itself and the branches of
+// its allOf or anyOf (an enum rewritten as an allOf of the same enum twice, or moved into an
+// anyOf), when every such branch is an enum and nothing else: the values accepted are the
+// node's enum, intersected with each allOf branch's, intersected with the union of the anyOf
+// branches'. Same values: one combinator-loosened saying so; more: enum-value-added; fewer:
+// enum-value-removed (or enum-added where nothing was restricted), errors the API server does
+// not ratchet under a combinator. It judges enum, allOf and anyOf together; otherwise it says
+// nothing.
+func enumCombinators(n *node) bool {
+	o, w := n.old, n.new
+	if !enumOnly(o.AllOf) || !enumOnly(o.AnyOf) || !enumOnly(w.AllOf) || !enumOnly(w.AnyOf) ||
+		len(o.AllOf)+len(o.AnyOf)+len(w.AllOf)+len(w.AnyOf) == 0 ||
+		reflect.DeepEqual(o.AllOf, w.AllOf) && reflect.DeepEqual(o.AnyOf, w.AnyOf) {
+		return false
+	}
+	before, after := acceptedEnum(o), acceptedEnum(w)
+	n.judge(kwEnum, kwAllOf, kwAnyOf)
+	n.branchesSettled |= 1<<kwAllOf | 1<<kwAnyOf
+	var removed, added []string
+	for v := range before {
+		if after != nil && !after[v] {
+			removed = append(removed, v)
+		}
+	}
+	for v := range after {
+		if before != nil && !before[v] {
+			added = append(added, v)
+		}
+	}
+	slices.Sort(removed)
+	slices.Sort(added)
+	side := finding.Head
+	key := n.keyAt(finding.Head, kwAllOf)
+	if len(w.AllOf) == 0 {
+		key = n.keyAt(finding.Head, kwAnyOf)
+	}
+	if len(w.AllOf)+len(w.AnyOf) == 0 {
+		key = n.keyAt(finding.Head, kwEnum)
+	}
+	var f *finding.Finding
+	switch {
+	case before == nil && after != nil:
+		f = n.emit(enumAdded, side, key, nil, setValues(after), "%s is now restricted to %s (its enum and the enums of its allOf/anyOf together)", n.path, setValues(after))
+	case len(removed) > 0:
+		f = n.emit(enumValueRemoved, side, key, setValues(before), setValues(after), "%s no longer allows %s: the enum moved between %s and its allOf/anyOf, which together now allow %s", n.path, strings.Join(removed, ", "), n.path, setValues(after))
+	case len(added) > 0 || before != nil && after == nil:
+		n.emit(enumValueAdded, side, key, setValues(before), setValues(after), "%s now allows more values: the enum moved between %s and its allOf/anyOf, which together allow %s", n.path, n.path, orAny(after))
+	default:
+		n.emit(combinatorLoosened, side, key, setValues(before), setValues(after), "the enum of %s moved between the node and its allOf/anyOf, and they accept the same values %s", n.path, setValues(after))
+	}
+	if f != nil {
+		f.Ratchetable = false
+	}
+	return true
+}
+
+// enumOnly reports whether every branch is an enum and nothing else (descriptions aside).
+func enumOnly(branches []apiextv1.JSONSchemaProps) bool {
+	for _, b := range branches {
+		rest := b
+		rest.Enum, rest.Description = nil, ""
+		if len(b.Enum) == 0 || !reflect.DeepEqual(rest, apiextv1.JSONSchemaProps{}) {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptedEnum is the set of values (canonical JSON) a node's enum and the enums of its allOf
+// and anyOf branches (enumOnly) accept together; nil when they restrict nothing.
+func acceptedEnum(s *apiextv1.JSONSchemaProps) map[string]bool {
+	var set map[string]bool
+	restrict := func(vs map[string]bool) {
+		if set == nil {
+			set = vs
+			return
+		}
+		for v := range set {
+			if !vs[v] {
+				delete(set, v)
+			}
+		}
+	}
+	if len(s.Enum) > 0 {
+		restrict(enumSet(s.Enum))
+	}
+	for _, b := range s.AllOf {
+		restrict(enumSet(b.Enum))
+	}
+	if len(s.AnyOf) > 0 {
+		union := map[string]bool{}
+		for _, b := range s.AnyOf {
+			for v := range enumSet(b.Enum) {
+				union[v] = true
+			}
+		}
+		restrict(union)
+	}
+	return set
+}
+
+// setValues is a set of canonical JSON values as one sorted JSON list.
+func setValues(set map[string]bool) json.RawMessage {
+	if set == nil {
+		return nil
+	}
+	vs := make([]string, 0, len(set))
+	for v := range set {
+		vs = append(vs, v)
+	}
+	slices.Sort(vs)
+	return json.RawMessage("[" + strings.Join(vs, ",") + "]")
+}
+
+func orAny(set map[string]bool) string {
+	if set == nil {
+		return "any value"
+	}
+	return string(setValues(set))
 }

@@ -128,7 +128,7 @@ func goRespelled(o, w *apiextv1.JSON) bool {
 }
 
 func checkEnum(n *node) {
-	if !n.changed(kwEnum) {
+	if enumCombinators(n) || !n.changed(kwEnum) {
 		return
 	}
 	n.judge(kwEnum)

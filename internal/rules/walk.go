@@ -56,6 +56,9 @@ type node struct {
 	// change that tightens the node (see checkMovedToRules): their errors say so, and the
 	// combinators' removal is not reported on its own.
 	replaces string
+	// branchesSettled marks the combinators whose branches a check judged as a whole with the
+	// node (enumCombinators): the walker does not pair them.
+	branchesSettled keywordSet
 }
 
 // relStep is one step of a schema node's YAML path below openAPIV3Schema; the chain is only
@@ -138,8 +141,8 @@ func (n *node) walkChildren() {
 		kw       keyword
 		old, new []apiextv1.JSONSchemaProps
 	}{{kwAllOf, o.AllOf, w.AllOf}, {kwAnyOf, o.AnyOf, w.AnyOf}, {kwOneOf, o.OneOf, w.OneOf}} {
-		if len(c.old) != len(c.new) {
-			continue // branches added or removed: left to unknown-change
+		if len(c.old) != len(c.new) || n.branchesSettled&(1<<c.kw) != 0 {
+			continue // branches added or removed: left to unknown-change; or judged whole
 		}
 		for i, j := range pairBranches(c.old, c.new) {
 			n.childAt(n.path, &c.old[i], &c.new[j], true, []any{keywordNames[c.kw], i}, []any{keywordNames[c.kw], j})
