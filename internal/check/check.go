@@ -40,6 +40,14 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	// neither added nor removed, and an error names the file (see unreadable).
 	baseUnread, headUnread := unreadable(old, new, finding.Base), unreadable(new, old, finding.Head)
 	r.Findings = append(append(r.Findings, baseUnread.findings...), headUnread.findings...)
+	unrendered, baseUnknown, headUnknown := notRendered(old, new)
+	r.Findings = append(r.Findings, unrendered...)
+	for n := range baseUnknown {
+		baseUnread.names[n] = true
+	}
+	for n := range headUnknown {
+		headUnread.names[n] = true
+	}
 	r.Notices = append(r.Notices, baseUnread.notices...)
 	broken := map[string]bool{}
 	for _, p := range new.Problems {

@@ -99,19 +99,23 @@ func TestTemplates(t *testing.T) {
 		return "{{- if .Values.crds.enabled }}\n" + strings.Replace(crd, "metadata:\n", labels, 1) + "{{- end }}\n"
 	}
 	schemaTemplated := strings.Replace(new, "              size:\n", "{{- if .Values.size }}\n              size:\n{{- end }}\n", 1)
+	// A template outside any chart cannot be rendered: chart-not-rendered on each side that is
+	// one, and the other side's CRD is neither added nor removed (before: actions were set aside
+	// and the rest read, and a templated schema was skipped with a notice).
 	for _, tc := range []struct {
 		name, old, new, want, notices string
 	}{
 		{"plain", old, new, "field-removed v1 .spec.name old.yaml:32 base", ""},
-		{"helm and envsubst outside the schema", helm(old), helm(new), "field-removed v1 .spec.name old.yaml:40 base", ""},
-		// One side unread and the other readable fails closed; both unread is nothing to compare.
-		{"schema templated in head", old, schemaTemplated, "invalid-crd   new.yaml:30 head", "head: new.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked"},
-		{"schema templated in base", schemaTemplated, new, "invalid-crd   old.yaml:30 base", "base: old.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked"},
-		{"schema templated on both sides", schemaTemplated, schemaTemplated, "", "base: old.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked\nhead: new.yaml:30: skipped, the schema is templated (Helm or envsubst), so it cannot be checked"},
-		{"a multi-line licence comment on top", "{{- /*\nCopyright The Authors.\nLicensed under the Apache License.\n*/ -}}\n" + old, "{{- /*\nCopyright The Authors.\nLicensed under the Apache License.\n*/ -}}\n" + new, "field-removed v1 .spec.name old.yaml:36 base", ""},
-		{"labels written by an include", strings.Replace(old, "metadata:\n", "metadata:\n  labels: {{- include \"common.labels.standard\" ( dict \"context\" $ ) | nindent 4 }}\n", 1), strings.Replace(new, "metadata:\n", "metadata:\n  labels: {{- include \"common.labels.standard\" ( dict \"context\" $ ) | nindent 4 }}\n", 1), "field-removed v1 .spec.name old.yaml:33 base", ""},
-		{"name templated", old, strings.Replace(new, "name: widgets.example.com", "name: {{ .Values.name }}", 1), "field-removed v1 .spec.name old.yaml:32 base", ""},
+		{"helm and envsubst outside the schema", helm(old), helm(new), "chart-not-rendered   new.yaml:1 head\nchart-not-rendered   old.yaml:1 base", ""},
+		{"schema templated in head", old, schemaTemplated, "chart-not-rendered   new.yaml:30 head", ""},
+		{"schema templated in base", schemaTemplated, new, "chart-not-rendered   old.yaml:30 base", ""},
+		{"schema templated on both sides", schemaTemplated, schemaTemplated, "chart-not-rendered   new.yaml:30 head\nchart-not-rendered   old.yaml:30 base", ""},
+		{"a multi-line licence comment on top", "{{- /*\nCopyright The Authors.\nLicensed under the Apache License.\n*/ -}}\n" + old, "{{- /*\nCopyright The Authors.\nLicensed under the Apache License.\n*/ -}}\n" + new, "chart-not-rendered   new.yaml:1 head\nchart-not-rendered   old.yaml:1 base", ""},
+		{"labels written by an include", strings.Replace(old, "metadata:\n", "metadata:\n  labels: {{- include \"common.labels.standard\" ( dict \"context\" $ ) | nindent 4 }}\n", 1), strings.Replace(new, "metadata:\n", "metadata:\n  labels: {{- include \"common.labels.standard\" ( dict \"context\" $ ) | nindent 4 }}\n", 1), "chart-not-rendered   new.yaml:4 head\nchart-not-rendered   old.yaml:4 base", ""},
+		{"name templated", old, strings.Replace(new, "name: widgets.example.com", "name: {{ .Values.name }}", 1), "chart-not-rendered   new.yaml:1 head", ""},
+		// Plain YAML is plain: {{ }} in a string or a comment is text.
 		{"template syntax in a description", old + "    # {{ comment }}\n", strings.Replace(new, "type: string\n", "type: string\n                description: use {{ .Values }} here\n", 1), "field-removed v1 .spec.name old.yaml:32 base", ""},
+		{"a quoted template in a plain file", old, strings.Replace(new, "type: string\n", "type: string\n                description: \"{{ .Values.x }}\"\n", 1), "field-removed v1 .spec.name old.yaml:32 base", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, n := &source.Tree{}, &source.Tree{}

@@ -264,7 +264,7 @@ func addedUnknown(fs []finding.Finding, unread []string) []finding.Finding {
 
 // readSomething reports whether a tree holds a CRD document, or one it could not read.
 func readSomething(t *source.Tree) bool {
-	return len(t.CRDs)+len(t.Patches)+len(t.Problems)+len(t.Unread) > 0
+	return len(t.CRDs)+len(t.Patches)+len(t.Problems)+len(t.Unread)+len(t.NotRendered) > 0
 }
 
 // comparedNames is the CRD names a comparison of two trees pairs.

@@ -121,16 +121,17 @@ func TestGitDeletedCRDAndOddFiles(t *testing.T) {
 	tr.Write("vendor/other/crd.yaml", caseFile(t, "field-removed/leaf/old.yaml"))
 	tr.Branch("main", tr.Commit("base"))
 	tr.Remove("crds/widgets.yaml")
-	// A Helm template of another CRD (read with its actions set aside: crd-added, info), a
-	// binary file named .yaml and a broken vendored CRD: none of them may produce a finding at
-	// warning or above (the vendored folder is excluded by config).
+	// A Helm template of another CRD in a folder with no Chart.yaml (a template outside any
+	// chart: chart-not-rendered), a binary file named .yaml and a broken vendored CRD: only the
+	// template may produce a finding at warning or above (the vendored folder is excluded by
+	// config).
 	tr.Write("chart/templates/crd.yaml", []byte("{{- if .Values.installCRDs }}\n"+strings.ReplaceAll(string(caseFile(t, "field-added/basic/new.yaml")), "widget", "gadget")+"{{- end }}\n"))
 	tr.Write("assets/logo.yaml", []byte("\x89PNG\x00\x00CustomResourceDefinition"))
 	tr.Write("vendor/other/crd.yaml", []byte("kind: CustomResourceDefinition\nmetadata: [broken\n"))
 	tr.Commit("delete the CRD")
 	res := tr.check(GitOptions{Base: "main", Filter: source.Filter{Exclude: []string{"vendor/**"}}})
-	assertFindings(t, res, "crd-removed widgets.example.com   crds/widgets.yaml:4 base\n")
-	if len(res.Notices) != 0 || res.CRDs != 2 {
+	assertFindings(t, res, "chart-not-rendered gadgets.example.com   chart/templates/crd.yaml:1 head\ncrd-removed widgets.example.com   crds/widgets.yaml:4 base\n")
+	if len(res.Notices) != 0 || res.CRDs != 1 {
 		t.Errorf("CRDs %d, notices %q", res.CRDs, res.Notices)
 	}
 }

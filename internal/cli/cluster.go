@@ -40,10 +40,10 @@ func (cl *clusterOptions) stored(live *source.Conn, cfg *policy.Config) check.St
 
 // readOld reads the old side of diff: a file, a directory, or kube://NAME from a cluster, in
 // which case the connection is returned too, to read its stored objects.
-func readOld(ctx context.Context, arg string, cluster source.Cluster) (*source.Tree, *source.Conn, error) {
+func readOld(ctx context.Context, arg string, cluster source.Cluster, helm source.HelmSettings) (*source.Tree, *source.Conn, error) {
 	name, ok := source.IsKube(arg)
 	if !ok {
-		t, err := source.ReadPath(arg, false)
+		t, err := source.ReadPathWith(arg, false, helm)
 		return t, nil, err
 	}
 	conn, err := source.Connect(cluster)

@@ -233,9 +233,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		new, newErr = source.ReadPath(pos[1], true)
+		new, newErr = source.ReadPathWith(pos[1], true, cfg.HelmSettings())
 	}()
-	old, live, err := readOld(ctx, pos[0], cluster.Cluster)
+	old, live, err := readOld(ctx, pos[0], cluster.Cluster, cfg.HelmSettings())
 	<-read
 	if err != nil {
 		return c.fail(err)
@@ -284,7 +284,7 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 // compare (a wrong file, a wrong folder), so it is a usage error, not a verdict.
 func nothingToCompare(pos []string, old, new *source.Tree) error {
 	for _, t := range []*source.Tree{old, new} {
-		if len(t.CRDs)+len(t.Problems)+len(t.Unread) > 0 {
+		if len(t.CRDs)+len(t.Problems)+len(t.Unread)+len(t.NotRendered) > 0 {
 			return nil
 		}
 	}

@@ -103,3 +103,16 @@ func (r *Repo) Checkout(h plumbing.Hash) {
 		r.t.Fatal(err)
 	}
 }
+
+// Symlink makes path a symbolic link to target (a path relative to the link's folder, as git
+// stores it), creating folders.
+func (r *Repo) Symlink(path, target string) {
+	r.t.Helper()
+	full := filepath.Join(r.Dir, path)
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.Symlink(target, full); err != nil {
+		r.t.Fatal(err)
+	}
+}

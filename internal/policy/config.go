@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,10 @@ type Config struct {
 	KubernetesVersion string `yaml:"kubernetesVersion"`
 	// Delivery says how the CRDs reach clusters, where crdguard cannot tell from the repository.
 	Delivery Delivery `yaml:"delivery"`
+	// Helm says how charts are rendered: per chart folder glob, the values files, single values,
+	// release name and namespace, and named value sets each compared as a delivery of its own.
+	// Unset: each chart with its own values.yaml, as helm template renders it.
+	Helm []HelmChart `yaml:"helm"`
 
 	// skipTests says exclude is the default, which leaves test and fixture folders out.
 	skipTests       bool
@@ -107,6 +112,28 @@ type Ignore struct {
 	Reason  string `yaml:"reason"`
 }
 
+// HelmChart is one helm: entry: how the charts its glob matches are rendered.
+type HelmChart struct {
+	// Chart is a glob of chart folders (folders with a Chart.yaml) from the repository root.
+	Chart string `yaml:"chart"`
+	// Values are values files by path from the chart folder, applied in order over values.yaml.
+	Values []string `yaml:"values"`
+	// Set are single values by Helm key (crds.enabled), applied after Values.
+	Set map[string]any `yaml:"set"`
+	// ReleaseName and Namespace are .Release.Name and .Release.Namespace; defaults:
+	// release-name and default, as helm template renders them.
+	ReleaseName string `yaml:"releaseName"`
+	Namespace   string `yaml:"namespace"`
+	// Sets are named value sets, each rendered over Values and Set and compared on its own.
+	Sets map[string]HelmValueSet `yaml:"sets"`
+}
+
+// HelmValueSet is one named value set.
+type HelmValueSet struct {
+	Values []string       `yaml:"values"`
+	Set    map[string]any `yaml:"set"`
+}
+
 type severityOverride struct {
 	off      bool
 	severity finding.Severity
@@ -121,7 +148,25 @@ var DefaultExclude = []string{"**/vendor/**"}
 // Filter is what the configuration reads: paths and exclude, and, while exclude is the default,
 // no test or fixture folder that no paths glob names.
 func (c *Config) Filter() source.Filter {
-	return source.Filter{Paths: c.Paths, Exclude: c.Exclude, SkipTests: c.skipTests}
+	return source.Filter{Paths: c.Paths, Exclude: c.Exclude, SkipTests: c.skipTests, Helm: c.HelmSettings()}
+}
+
+// HelmSettings is how charts are rendered (helm: and kubernetesVersion).
+func (c *Config) HelmSettings() source.HelmSettings {
+	h := source.HelmSettings{KubernetesVersion: c.KubernetesVersion}
+	for _, e := range c.Helm {
+		s := source.ChartSettings{Chart: e.Chart, Values: source.Values{Files: e.Values, Set: e.Set}, ReleaseName: e.ReleaseName, Namespace: e.Namespace}
+		names := make([]string, 0, len(e.Sets))
+		for n := range e.Sets {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			s.Sets = append(s.Sets, source.ValueSet{Name: n, Values: source.Values{Files: e.Sets[n].Values, Set: e.Sets[n].Set}})
+		}
+		h.Charts = append(h.Charts, s)
+	}
+	return h
 }
 
 // Default is the configuration used when there is no file.
@@ -266,8 +311,45 @@ func (c *Config) validate() error {
 			return c.atLine("ratcheting", fmt.Errorf("ratcheting: true needs Kubernetes 1.30 or later (validation ratcheting is on by default from 1.30), but kubernetesVersion is %q; set ratcheting: false or raise kubernetesVersion", c.KubernetesVersion))
 		}
 	}
+	if err := c.validHelm(); err != nil {
+		return err
+	}
 	if c.AcknowledgeLabel == "" {
 		c.AcknowledgeLabel = "crd-breaking-change-approved"
+	}
+	return nil
+}
+
+// validHelm checks each helm: entry: a chart glob, values files, and set keys Helm can read.
+func (c *Config) validHelm() error {
+	for i, e := range c.Helm {
+		at := fmt.Sprintf("helm[%d]", i)
+		if strings.TrimSpace(e.Chart) == "" {
+			return c.atLine(at, fmt.Errorf("%s: chart is required: a glob of chart folders, e.g. chart: charts/widgets", at))
+		}
+		if err := source.ValidGlob(e.Chart); err != nil {
+			return c.atLine(at+".chart", fmt.Errorf("%s.chart: %w", at, err))
+		}
+		sets := map[string]HelmValueSet{"": {Values: e.Values, Set: e.Set}}
+		for n, s := range e.Sets {
+			sets[n] = s
+		}
+		for n, s := range sets {
+			key := at
+			if n != "" {
+				key = at + ".sets." + n
+			}
+			for j, v := range s.Values {
+				if strings.TrimSpace(v) == "" {
+					return c.atLine(key+".values", fmt.Errorf("%s.values[%d]: a values file path is required", key, j))
+				}
+			}
+			for k, v := range s.Set {
+				if err := source.ValidSet(k, v); err != nil {
+					return c.atLine(key+".set", fmt.Errorf("%s.set: %w", key, err))
+				}
+			}
+		}
 	}
 	return nil
 }

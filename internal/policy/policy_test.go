@@ -16,7 +16,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"unknown key", "mode: error\nfailmode: open\n", `line 2: unknown key failmode (did you mean failMode?)`},
 		{"misspelt key", "exclud: [x]\n", `line 1: unknown key exclud (did you mean exclude?)`},
-		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, delivery, exclude, failMode, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples, stability)`},
+		{"far from any key", "colour: red\n", `line 1: unknown key colour (known keys: acknowledgeLabel, baselines, delivery, exclude, failMode, helm, ignore, kubernetesVersion, mode, paths, ratcheting, rules, samples, stability)`},
 		{"paths not a list", "mode: warn\npaths: config/crd/**\n", `line 2: paths must be a list of globs, e.g. paths: ["config/crd/**"]`},
 		{"baselines not a list", "baselines: v1.4.0\n", `line 1: baselines must be a list of refs, e.g. baselines: [v1.4.0]`},
 		{"list item not a value", "paths:\n  - config\n  - {a: b}\n", `line 3: paths[1] must be a single value, not a list or mapping`},
@@ -187,10 +187,10 @@ ignore: [{crd: widgets.example.com, path: .spec.legacy, rule: field-removed, rea
 // replaces the default and brings test folders back.
 func TestExcludeDefault(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
-		{"", "{[] [**/vendor/**] true}"},
-		{"paths: [config/crd/**]\n", "{[config/crd/**] [**/vendor/**] true}"},
-		{"exclude: []\n", "{[] [] false}"},
-		{"exclude: [vendor/**]\n", "{[] [vendor/**] false}"},
+		{"", "{[] [**/vendor/**] true {[] }}"},
+		{"paths: [config/crd/**]\n", "{[config/crd/**] [**/vendor/**] true {[] }}"},
+		{"exclude: []\n", "{[] [] false {[] }}"},
+		{"exclude: [vendor/**]\n", "{[] [vendor/**] false {[] }}"},
 	} {
 		c, err := Parse([]byte(tc.config))
 		if err != nil {
@@ -200,7 +200,7 @@ func TestExcludeDefault(t *testing.T) {
 			t.Errorf("%q: filter %s, want %s", tc.config, got, tc.want)
 		}
 	}
-	if got := fmt.Sprint(Default().Filter()); got != "{[] [**/vendor/**] true}" {
+	if got := fmt.Sprint(Default().Filter()); got != "{[] [**/vendor/**] true {[] }}" {
 		t.Errorf("Default: filter %s", got)
 	}
 }

@@ -31,13 +31,19 @@ const (
 	listOfMappings
 	stabilityMap
 	deliveryMap
+	// helmList is helm: a list of chart settings (helmKeys).
+	helmList
+	// valueMap is helm set: Helm key paths to any YAML value.
+	valueMap
+	// setsMap is helm sets: value set names to their values and set (valueSetKeys).
+	setsMap
 )
 
 // topKeys are the keys of .crdguard.yaml (DESIGN §4) and what each holds.
 var topKeys = map[string]shape{
 	"mode": text, "failMode": text, "ratcheting": boolean, "rules": mapping, "paths": list,
 	"exclude": list, "samples": list, "baselines": list, "acknowledgeLabel": text, "ignore": listOfMappings,
-	"kubernetesVersion": text, "stability": stabilityMap, "delivery": deliveryMap,
+	"kubernetesVersion": text, "stability": stabilityMap, "delivery": deliveryMap, "helm": helmList,
 }
 
 // deliveryKeys are the keys of delivery: the ways of delivering CRDs crdguard can be told of.
@@ -53,6 +59,12 @@ var subMappings = map[shape]struct {
 	deliveryMap:  {deliveryKeys, "a mapping, e.g. delivery: {olm: true}"},
 }
 
+// helmKeys are the keys of one helm: entry, valueSetKeys those of one named value set.
+var (
+	helmKeys     = map[string]shape{"chart": text, "values": list, "set": valueMap, "releaseName": text, "namespace": text, "sets": setsMap}
+	valueSetKeys = map[string]shape{"values": list, "set": valueMap}
+)
+
 // ignoreKeys are the keys of one ignore entry.
 var ignoreKeys = map[string]shape{"crd": text, "version": text, "path": text, "rule": text, "change": text, "expires": text, "reason": text}
 
@@ -66,6 +78,8 @@ var listExamples = map[string]string{
 	"samples":   `globs, e.g. samples: ["config/samples/**"]`,
 	"baselines": `refs, e.g. baselines: [v1.4.0]`,
 	"ignore":    "entries, each with crd, version, path, rule or change, and a reason",
+	"helm":      "charts, e.g. helm: [{chart: charts/widgets, set: {crds.enabled: true}}]",
+	"values":    `values files, e.g. values: [ci/values.yaml]`,
 }
 
 // checkShape walks the parsed document and reports, at its line and in the configuration's
@@ -145,12 +159,42 @@ func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) err
 			return &LineError{v.Line, name + " must be " + sub.want}
 		}
 		return checkMapping(v, sub.keys, name+".", lines)
-	case list, listOfMappings:
+	case valueMap:
+		if isNull {
+			return nil
+		}
+		if v.Kind != yaml.MappingNode {
+			return &LineError{v.Line, name + " must be a mapping of Helm values by key, e.g. set: {crds.enabled: true}"}
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if k := v.Content[i]; k.Kind != yaml.ScalarNode || k.Value == "" {
+				return &LineError{k.Line, name + " keys must be Helm value keys such as crds.enabled"}
+			}
+		}
+	case setsMap:
+		if isNull {
+			return nil
+		}
+		if v.Kind != yaml.MappingNode {
+			return &LineError{v.Line, name + " must be a mapping of value set names to their values and set, e.g. sets: {crds-on: {set: {crds.enabled: true}}}"}
+		}
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			k, val := v.Content[i], v.Content[i+1]
+			key := name + "." + k.Value
+			lines[key] = k.Line
+			if val.Kind != yaml.MappingNode {
+				return &LineError{val.Line, key + " must be a mapping with values and set"}
+			}
+			if err := checkMapping(val, valueSetKeys, key+".", lines); err != nil {
+				return err
+			}
+		}
+	case list, listOfMappings, helmList:
 		if isNull {
 			return nil
 		}
 		if v.Kind != yaml.SequenceNode {
-			return &LineError{v.Line, name + " must be a list of " + listExamples[name]}
+			return &LineError{v.Line, name + " must be a list of " + listExamples[lastKey(name)]}
 		}
 		for i, item := range v.Content {
 			key := fmt.Sprintf("%s[%d]", name, i)
@@ -166,9 +210,25 @@ func checkValue(name string, v *yaml.Node, want shape, lines map[string]int) err
 					return err
 				}
 			}
+			if want == helmList {
+				if item.Kind != yaml.MappingNode {
+					return &LineError{item.Line, key + " must be a mapping with chart and values, set, releaseName, namespace or sets"}
+				}
+				if err := checkMapping(item, helmKeys, key+".", lines); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	return nil
+}
+
+// lastKey is the last key of a dotted name (helm[0].values: values).
+func lastKey(name string) string {
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
 
 func sortedKeys(keys map[string]shape) []string {

@@ -52,7 +52,7 @@ func All() []*Rule { return registry() }
 
 var registry = sync.OnceValue(func() []*Rule {
 	var all []*Rule
-	for _, family := range [][]*Rule{crdRules, versionRules, selectableRules, fieldRules, looseningRules, valueRules, builtinRules, boundRules, celRules, listRules, combinatorRules, docRules, sampleRules, storedRules, sizeRules, helmRules, olmRules, unknownRules} {
+	for _, family := range [][]*Rule{crdRules, versionRules, selectableRules, fieldRules, looseningRules, valueRules, builtinRules, boundRules, celRules, listRules, combinatorRules, docRules, sampleRules, storedRules, sizeRules, helmRules, renderedRules, olmRules, unknownRules} {
 		all = append(all, family...)
 	}
 	return all

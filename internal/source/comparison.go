@@ -23,6 +23,10 @@ type Comparison struct {
 	// Unread are the unchanged manifests whose content could not be read (a partial clone that
 	// could not fetch), in path order: any of them may define a CRD the change seems to add.
 	Unread []string
+
+	// sameRendered are the CRDs of templates that rendered the same on both sides: unchanged
+	// copies, added back where a changed CRD has a copy among them.
+	sameRendered []*crd.CRD
 }
 
 // Compare reads the CRDs that a change between two commits can affect. Only files the diff
@@ -110,20 +114,27 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	sort.SliceStable(files, func(i, j int) bool { return files[i].key() < files[j].key() })
 	var adds []File
 	cmp.New.Changed = map[string]bool{}
+	oldFS, newFS := &gitFS{r: r, root: oldTree}, &gitFS{r: r, root: newTree, working: working}
+	rendered, err := r.renderChanged(cmp, oldFS, newFS, changed, f)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range files {
-		if c.from != "" && f.Allows(c.from) {
+		// A chart's templates are what the chart renders (renderChanged), never read as they are.
+		if _, tpl := cmp.Old.ChartTemplate(c.from); c.from != "" && f.Allows(c.from) && !tpl {
 			adds = append(adds, File{Tree: cmp.Old, Name: c.from, Data: c.old, Unreadable: blobProblem(c.oldErr)})
 		}
-		if c.to != "" && f.Allows(c.to) {
+		if _, tpl := cmp.New.ChartTemplate(c.to); c.to != "" && f.Allows(c.to) && !tpl {
 			adds = append(adds, File{Tree: cmp.New, Name: c.to, Data: c.new, Unreadable: blobProblem(c.newErr)})
 			cmp.New.Changed[c.to] = true
 		}
 		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
 	}
 	AddFiles(append(adds, r.unlisted(cmp, files, newTree, readOld, readNew, changed, f)...))
-	if err := r.addUnchanged(cmp, newTree, changed, f); err != nil {
+	if err := r.addUnchanged(cmp, newFS, changed, rendered, f); err != nil {
 		return nil, err
 	}
+	r.judgeEmptyIn(cmp, oldFS, newFS, f)
 	cmp.Old.ApplyPatches(readOld)
 	cmp.New.ApplyPatches(readNew)
 	return cmp, nil
@@ -239,7 +250,8 @@ func pairRenames(deleted, added []changedFile) ([]changedFile, bool) {
 
 // addUnchanged adds, to both sides, the CRDs of unchanged files whose names also occur in the
 // changed files.
-func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[string]bool, f Filter) error {
+func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[string]bool, f Filter) error {
+	tree := fsys.root
 	names := map[string]bool{}
 	for _, t := range []*Tree{cmp.Old, cmp.New} {
 		for _, c := range t.CRDs {
@@ -261,8 +273,13 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 	// Unchanged definitions go first: they are what the cluster has, so a copy that the change
 	// adds elsewhere is the duplicate.
 	var unchanged []*crd.CRD
+	charts := map[string]bool{} // unchanged charts whose templates may hold a copy
 	err := eachFile(tree, func(name string, entry object.TreeEntry) error {
 		if entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
+			return nil
+		}
+		chart, tpl := cmp.New.ChartTemplate(name)
+		if tpl && (rendered[chart] || charts[chart]) {
 			return nil
 		}
 		data, err := r.readBlob(name, entry)
@@ -276,6 +293,10 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 		if !containsAny(data, needles) || !crd.MentionsCRD(data) { // the cheap test first
 			return nil
 		}
+		if tpl {
+			charts[chart] = true // rendered once below, the same on both sides
+			return nil
+		}
 		one := &Tree{}
 		one.AddFile(name, data, false)
 		for _, c := range one.CRDs {
@@ -287,6 +308,19 @@ func (r *Repo) addUnchanged(cmp *Comparison, tree *object.Tree, changed map[stri
 	})
 	if err != nil {
 		return err
+	}
+	for _, c := range cmp.sameRendered {
+		if names[c.Name] {
+			unchanged = append(unchanged, c)
+		}
+	}
+	if len(charts) > 0 {
+		one := &Tree{HasFile: cmp.New.HasFile}
+		one.renderCharts(fsys, sortedKeys(charts), f.Helm, func(c *crd.CRD) bool { return names[c.Name] && f.Allows(c.File) })
+		unchanged = append(unchanged, one.CRDs...)
+		for _, p := range one.NotRendered {
+			cmp.New.Notices = append(cmp.New.Notices, fmt.Sprintf("%s:%d: unchanged chart %s did not render, so copies in it of the changed CRDs are not compared: %s", p.File, p.Line, p.Chart, p.Message))
+		}
 	}
 	cmp.Old.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.Old.CRDs...)
 	cmp.New.CRDs = append(append([]*crd.CRD{}, unchanged...), cmp.New.CRDs...)

@@ -16,6 +16,8 @@ type Filter struct {
 	// glob names: the default configuration's exclusion, which an exclude list of one's own
 	// replaces (policy.Config.Filter).
 	SkipTests bool
+	// Helm says how the charts of the files read are rendered.
+	Helm HelmSettings
 }
 
 // Validate reports the first malformed glob.

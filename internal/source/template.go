@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -166,40 +165,24 @@ func hasTemplate(data []byte) bool {
 	return false
 }
 
-// readTemplate reads the CRDs of a Helm or envsubst template into p: what a template fills in
-// outside the schema is set aside, and a file that cannot be read so (its schema is templated,
-// or it does not parse without its actions) is skipped with a note naming it and the line,
-// never reported invalid; the names it defines are kept so that they are not taken for removed.
-func (p *Tree) readTemplate(name string, data []byte) {
-	clean, line := detemplate(data)
-	docs, problems := crd.Parse(name, clean)
-	for _, c := range docs {
-		if strings.Contains(c.Name, placeholder) && !c.Patch {
-			// The API server requires the name <plural>.<group>: a templated name is known.
-			c.Name = c.Object.Spec.Names.Plural + "." + c.Object.Spec.Group
-			c.Object.Name = c.Name
+// isTemplate reports whether a file holds a template action ({{ … }}) or an envsubst variable
+// (${VAR}).
+func isTemplate(data []byte) bool {
+	return bytes.Contains(data, []byte("{{")) && bytes.Contains(data, []byte("}}")) || envsubst.Match(data)
+}
+
+// outsideChart is the chart-not-rendered problem of a template outside any Helm chart that does
+// not read as YAML: crdguard renders charts only, so what it defines is unknown.
+func outsideChart(name string, data []byte, problems []crd.Problem) ChartProblem {
+	p := problems[0]
+	var names []string
+	for _, u := range problems {
+		if u.Name != "" {
+			names = append(names, u.Name)
 		}
 	}
-	if line > 0 {
-		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, the schema is templated (Helm or envsubst), so it cannot be checked", name, line))
-		for _, c := range docs {
-			p.Unread = append(p.Unread, crd.Problem{File: name, Line: line, Name: c.Name, Message: "the schema is templated (Helm or envsubst)"})
-		}
-		return
+	if len(names) == 0 {
+		names = templateNames(name, data)
 	}
-	for _, pr := range problems {
-		p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, a template that does not read as YAML with its actions set aside: %s", pr.File, pr.Line, pr.Message))
-		pr.Message = "a template that does not read as YAML with its actions set aside: " + pr.Message
-		p.Unread = append(p.Unread, pr)
-	}
-	for _, c := range docs {
-		switch {
-		case strings.Contains(c.Name, placeholder):
-			p.Skipped = append(p.Skipped, fmt.Sprintf("%s:%d: skipped, the CRD name, plural or group is templated", name, c.LineOf(crd.Path{"metadata", "name"})))
-		case c.Patch:
-			p.Patches = append(p.Patches, c)
-		default:
-			p.CRDs = append(p.CRDs, c)
-		}
-	}
+	return ChartProblem{File: name, Line: p.Line, Names: names, Message: "a template (Helm {{ }} or envsubst ${VAR}) outside any Helm chart, which does not read as YAML without rendering (" + p.Message + "): its CRDs are not compared; crdguard renders charts only (a folder with a Chart.yaml): compare what it renders instead (helm template or envsubst first, or crdguard diff on the chart folders), or leave the file out with paths or exclude in .crdguard.yaml"}
 }

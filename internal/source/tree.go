@@ -47,6 +47,9 @@ type Tree struct {
 	// nor removed but invalid-crd; with no such CRDs they say nothing (a notice says what was
 	// skipped for size).
 	Unknown []crd.Problem
+	// NotRendered are the charts that did not render, the templates that held CRDs and rendered
+	// none, and the templates outside any chart that do not parse (rule chart-not-rendered).
+	NotRendered []ChartProblem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
 	// Input is the file the tree was read from when a comparison names one file (diff a.yaml
@@ -72,6 +75,15 @@ type Tree struct {
 	// cannot read its charts' other files.
 	ChartFiles func(chart string) (map[string][]byte, error)
 
+	// unrendered are the charts (by path under the root) that did not render; empty the
+	// templates that held CRDs and rendered none, until judgeEmpty; delivery the value set of
+	// each CRD rendered with a named one (rendered.go).
+	unrendered []string
+	empty      []emptyTemplate
+	delivery   map[*crd.CRD]string
+	// outputs are what each rendered template gave, by value set and file.
+	outputs map[[2]string]string
+
 	// listing maps each kustomization read to the files it lists as resources, each with the
 	// line of its entry (Listing).
 	listing map[string]map[string]int
@@ -92,6 +104,13 @@ type Tree struct {
 // keeps the other Kubernetes objects too. An unreadable path is an error; what is wrong inside
 // files is recorded in the tree.
 func ReadPath(path string, objects bool) (*Tree, error) {
+	return ReadPathWith(path, objects, HelmSettings{})
+}
+
+// ReadPathWith is ReadPath with the settings the charts it finds are rendered with. Every chart
+// of a folder is rendered (its templates are never read as they are); a file named alone that
+// is a chart's template is what its chart renders from it.
+func ReadPathWith(path string, objects bool, helm HelmSettings) (*Tree, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -106,6 +125,15 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 			return nil, err
 		}
 		t.Input = filepath.ToSlash(path)
+		if chart, ok := t.ChartTemplate(t.Input); ok {
+			t.renderCharts(diskFS{}, []string{chart}, helm, func(c *crd.CRD) bool { return c.File == t.Input })
+			t.empty = slices.DeleteFunc(t.empty, func(e emptyTemplate) bool { return e.file != t.Input })
+			t.judgeEmpty(nil)
+			if len(t.CRDs)+len(t.Patches)+len(t.Problems)+len(t.NotRendered) == 0 {
+				t.Notices = append(t.Notices, t.Input+NoCRDNotice)
+			}
+			return t, nil
+		}
 		t.AddFile(t.Input, data, true)
 		return t, nil
 	}
@@ -127,7 +155,16 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 	}
 	sort.Strings(files)
 	adds := make([]File, 0, len(files))
+	charts := map[string]bool{}
 	for _, f := range files {
+		name := filepath.ToSlash(f)
+		if chart, ok := t.ChartTemplate(name); ok {
+			charts[chart] = true // rendered, never read as it is
+			continue
+		}
+		if filepath.Base(f) == "Chart.yaml" {
+			charts[t.topChart(filepath.ToSlash(filepath.Dir(f)))] = true
+		}
 		data, err := readLimited(f)
 		if err != nil {
 			return nil, err
@@ -135,6 +172,8 @@ func ReadPath(path string, objects bool) (*Tree, error) {
 		adds = append(adds, File{Tree: t, Name: filepath.ToSlash(f), Data: data})
 	}
 	AddFiles(adds)
+	t.renderCharts(diskFS{}, sortedKeys(charts), helm, nil)
+	t.judgeEmpty(nil)
 	read := func(name string) ([]byte, bool) {
 		rel, err := filepath.Rel(path, filepath.FromSlash(name))
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -226,6 +265,7 @@ func (t *Tree) merge(p *Tree) {
 	t.Unread = append(t.Unread, p.Unread...)
 	t.Unknown = append(t.Unknown, p.Unknown...)
 	t.Objects = append(t.Objects, p.Objects...)
+	t.NotRendered = append(t.NotRendered, p.NotRendered...)
 	for name, f := range p.facts {
 		if t.facts == nil {
 			t.facts = map[string]Facts{}
@@ -268,14 +308,16 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 		return p
 	}
 	spelled := bytes.Contains(data, []byte(crd.Kind)) // a broken file that says CustomResourceDefinition is a broken CRD file
-	if hasTemplate(data) {
-		// A template with escapes that does not parse, actions set aside, is no CRD known.
-		if clean, _ := detemplate(data); spelled || crd.EscapedCRD(clean) {
-			p.readTemplate(name, data)
-		}
-		return p // templated objects are not samples: their values are not known
-	}
+	// YAML alone decides whether a file parses: {{ }} in a string is text. A file that does not
+	// parse and is a template (charts' templates are rendered, never read here) is a template
+	// outside any chart, which crdguard cannot render.
 	read := crd.Read(name, data, t.KeepObjects)
+	if len(read.Unparsed) > 0 && isTemplate(data) || len(read.Problems) > 0 && hasTemplate(data) {
+		if clean, _ := detemplate(data); spelled || crd.EscapedCRD(clean) {
+			p.NotRendered = append(p.NotRendered, outsideChart(name, data, read.Problems))
+		}
+		return p // a template's objects are not samples: their values are not known
+	}
 	if !spelled && !explicit && len(read.CRDs) == 0 && len(read.Problems) == len(read.Unparsed) {
 		// Most manifests in a repository are not CRDs. One that does not parse says nothing,
 		// unless the other side has a CRD at its place or one its text names that would look

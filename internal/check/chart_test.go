@@ -1,0 +1,194 @@
+package check
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/crdguard/crdguard/internal/source"
+)
+
+// Charts shaped like the ones operators ship: the CRD templated in templates/ behind a flag,
+// with a helper's labels, values, .Release and .Chart, and tpl. Each test shows what a pull
+// request does to such a chart in git mode.
+
+const chartYAML = "apiVersion: v2\nname: widgets\nversion: 1.0.0\nappVersion: \"1.0\"\n"
+
+const helpersTpl = `{{- define "widgets.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+`
+
+const widgetsValues = "crds:\n  enabled: true\nmaxSize: 10\ndescription: \"A widget of {{ .Release.Name }}.\"\n"
+
+// widgetsTemplate is a CRD template; its lines (1-based) are what the tests locate findings on:
+// 28 size, 30 maximum, 31 color, 35 description.
+const widgetsTemplate = `{{- if .Values.crds.enabled }}
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  labels:
+    {{- include "widgets.labels" . | nindent 4 }}
+  annotations:
+    helm.sh/resource-policy: keep
+    meta.helm.sh/release-namespace: {{ .Release.Namespace }}
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size:
+                type: integer
+                maximum: {{ .Values.maxSize }}
+              color:
+                type: string
+              note:
+                type: string
+                description: {{ tpl .Values.description . | quote }}
+{{- end }}
+`
+
+// plainWidgets is widgetsTemplate as its chart renders it, written as a plain file, with a
+// description of one's own.
+func plainWidgets(description string) string {
+	return strings.NewReplacer("{{- if .Values.crds.enabled }}\n", "", "{{- end }}\n", "",
+		"    {{- include \"widgets.labels\" . | nindent 4 }}\n", "    app.kubernetes.io/name: widgets\n",
+		"{{ .Release.Namespace }}", "default", "{{ .Values.maxSize }}", "10",
+		"{{ tpl .Values.description . | quote }}", description).Replace(widgetsTemplate)
+}
+
+// writeChart writes the widgets chart at dir with a template and values.
+func writeChart(tr *testRepo, dir, template, values string) {
+	tr.Write(dir+"/Chart.yaml", []byte(chartYAML))
+	tr.Write(dir+"/values.yaml", []byte(values))
+	tr.Write(dir+"/templates/_helpers.tpl", []byte(helpersTpl))
+	tr.Write(dir+"/templates/crds/widgets.yaml", []byte(template))
+}
+
+// chartChange commits a chart at base, lets change edit the tree, commits head and checks.
+func chartChange(t *testing.T, base func(tr *testRepo), change func(tr *testRepo), f source.Filter) *GitResult {
+	t.Helper()
+	tr := newTestRepo(t)
+	base(tr)
+	tr.Branch("main", tr.Commit("base"))
+	change(tr)
+	tr.Commit("head")
+	return tr.check(GitOptions{Base: "main", Filter: f})
+}
+
+func TestChartBothSidesTemplatedWithARemoval(t *testing.T) {
+	res := chartChange(t, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+	}, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1), widgetsValues)
+	}, source.Filter{})
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n")
+	if res.CRDs != 1 {
+		t.Errorf("%d CRDs compared, want 1", res.CRDs)
+	}
+}
+
+// Templated on one side only: the base's plain CRD in templates/ becomes a template. Before
+// rendering, the head's CRD was unread and the base's looked removed.
+func TestChartOneSideTemplated(t *testing.T) {
+	plain := plainWidgets(`"A widget of release-name."`)
+	res := chartChange(t, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", plain, widgetsValues)
+	}, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "{{ .Values.maxSize }}", "{{ sub .Values.maxSize 5 }}", 1), widgetsValues)
+	}, source.Filter{})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size charts/widgets/templates/crds/widgets.yaml:30 head\n")
+}
+
+// A change to values.yaml alone lowers a rendered maximum: the chart is rendered again and the
+// finding lands on the template's line that writes the value.
+func TestChartValuesOnlyChange(t *testing.T) {
+	res := chartChange(t, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+	}, func(tr *testRepo) {
+		tr.Write("charts/widgets/values.yaml", []byte(strings.Replace(widgetsValues, "maxSize: 10", "maxSize: 5", 1)))
+	}, source.Filter{})
+	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size charts/widgets/templates/crds/widgets.yaml:30 head\n")
+}
+
+// A chart that needs a value it is not given does not render: an error at the template naming
+// the value, never "0 CRDs compared".
+func TestChartNotRendered(t *testing.T) {
+	required := strings.Replace(widgetsTemplate, "{{ .Values.maxSize }}", `{{ required "maxSize is required" .Values.maxSize }}`, 1)
+	res := chartChange(t, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+	}, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", strings.Replace(required, "              color:\n                type: string\n", "", 1), "crds:\n  enabled: true\ndescription: d\n")
+	}, source.Filter{})
+	assertFindings(t, res, "chart-not-rendered    charts/widgets/templates/crds/widgets.yaml:30 head\n")
+	f := res.Findings[0]
+	if want := "chart charts/widgets does not render with its values.yaml: execution error at (widgets/templates/crds/widgets.yaml:30:28): maxSize is required; give it maxSize in .crdguard.yaml (helm: - chart: charts/widgets, set: {maxSize: …}, or a values file under values:)"; f.Message != want {
+		t.Errorf("message:\n%s\nwant:\n%s", f.Message, want)
+	}
+	// Given the value, the change is compared.
+	res = chartChange(t, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+	}, func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", strings.Replace(required, "              color:\n                type: string\n", "", 1), "crds:\n  enabled: true\ndescription: d\n")
+	}, source.Filter{Helm: source.HelmSettings{Charts: []source.ChartSettings{{Chart: "charts/*", Values: source.Values{Set: map[string]any{"maxSize": 10}}}}}})
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n")
+}
+
+// A chart that installs its CRDs only behind a flag that is off by default: with no value set,
+// an error naming the condition and the value to set; with the flag set in .crdguard.yaml (a
+// named value set), the change is compared, as that set's delivery.
+func TestChartCRDsBehindAFlag(t *testing.T) {
+	off := strings.Replace(widgetsValues, "enabled: true", "enabled: false", 1)
+	change := func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1), off)
+	}
+	base := func(tr *testRepo) { writeChart(tr, "charts/widgets", widgetsTemplate, off) }
+	res := chartChange(t, base, change, source.Filter{})
+	assertFindings(t, res, "chart-not-rendered widgets.example.com   charts/widgets/templates/crds/widgets.yaml:1 head\n")
+	if want := "this template of chart charts/widgets holds a CustomResourceDefinition but renders no CRD: its condition {{ if .Values.crds.enabled }} (line 1) is false with its values, so its CRDs are not compared; set helm.set: {crds.enabled: true} for chart charts/widgets in .crdguard.yaml (or a value set that turns it on)"; res.Findings[0].Message != want {
+		t.Errorf("message:\n%s\nwant:\n%s", res.Findings[0].Message, want)
+	}
+	sets := source.Filter{Helm: source.HelmSettings{Charts: []source.ChartSettings{{Chart: "charts/widgets",
+		Sets: []source.ValueSet{{Name: "crds-on", Values: source.Values{Set: map[string]any{"crds.enabled": true}}}}}}}}
+	res = chartChange(t, base, change, sets)
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n")
+}
+
+// A sub-chart's templated CRDs are rendered by the parent, as helm renders them, and located in
+// the sub-chart's template.
+func TestChartSubChart(t *testing.T) {
+	sub := func(tr *testRepo, template string) {
+		tr.Write("charts/app/Chart.yaml", []byte("apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: widgets\n  version: 1.0.0\n  condition: crds.install\n"))
+		tr.Write("charts/app/values.yaml", []byte("crds:\n  install: true\nwidgets:\n  maxSize: 10\n  crds:\n    enabled: true\n"))
+		writeChart(tr, "charts/app/charts/widgets", template, "crds:\n  enabled: false\nmaxSize: 1\ndescription: d\n")
+	}
+	res := chartChange(t, func(tr *testRepo) { sub(tr, widgetsTemplate) }, func(tr *testRepo) {
+		sub(tr, strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1))
+	}, source.Filter{})
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/app/charts/widgets/templates/crds/widgets.yaml:31 base\n")
+}
+
+// {{ }} inside a description of a plain CRD file is text: the file is read, and a real change in
+// it is reported (before: invalid-crd, and the change hidden behind it).
+func TestPlainDescriptionWithBraces(t *testing.T) {
+	plain := plainWidgets(`"Rendered as {{ .Name }} by the controller."`)
+	res := chartChange(t, func(tr *testRepo) {
+		tr.Write("config/crd/widgets.yaml", []byte(plain))
+	}, func(tr *testRepo) {
+		tr.Write("config/crd/widgets.yaml", []byte(strings.Replace(plain, "              color:\n                type: string\n", "", 1)))
+	}, source.Filter{})
+	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color config/crd/widgets.yaml:30 base\n")
+}

@@ -1,0 +1,3 @@
+{{- define "widgets.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+{{- end }}
