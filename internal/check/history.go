@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -12,47 +13,121 @@ import (
 	"github.com/crdguard/crdguard/internal/source"
 )
 
-// readHistory reads the history of every CRD of a comparison that removes a version base does
-// not mark as stored, or stops serving a deprecated one, and adds what it says to opts: the
-// versions earlier releases or commits stored, and since when versions were deprecated. The
-// history is paid for only then. It returns notices that say what was read.
+// readHistory reads, in one walk, the storage history of every CRD of a comparison that removes
+// a version base does not mark as stored, or stops serving a deprecated one, and adds what it
+// says to opts: the versions earlier releases or commits stored (in any file that held the CRD),
+// and since when versions were deprecated. The history is paid for only then. It returns the
+// notices that say what was read and, when the walk was cut with questions open, why.
 func readHistory(repo *source.Repo, at *object.Commit, cmp *source.Comparison, opts *rules.Options) []string {
-	var notices []string
-	read := map[string]bool{}
-	// A shipped copy's history is the one that says what clusters stored: a test fixture of the
-	// same CRD (Maven's src/test/resources, say) was written, and kept, for other reasons.
-	olds := slices.Clone(cmp.Old.CRDs)
-	slices.SortStableFunc(olds, func(a, b *crd.CRD) int {
-		return cmpBool(!cmp.Old.Facts(a.File).Ships(), !cmp.Old.Facts(b.File).Ships())
-	})
-	for _, old := range olds {
-		if read[old.Name] || !needsHistory(old, cmp.New.CRDs, opts.StoredVersions[old.Name]) {
+	var qs []source.HistoryQuestion
+	asked := map[string]bool{}
+	for _, old := range cmp.Old.CRDs {
+		if asked[old.Name] || !needsHistory(old, cmp.New.CRDs, opts.StoredVersions[old.Name]) {
 			continue
 		}
-		read[old.Name] = true
-		h, err := repo.History(at, old.File, old.Name)
-		if err != nil {
-			notices = append(notices, fmt.Sprintf("history of %s (%s) not read: %v", old.Name, old.File, err))
-			continue
-		}
-		setIn(&opts.StoredIn, old.Name, h.Stored)
-		setIn(&opts.DeprecatedSince, old.Name, h.Deprecated)
-		if !h.Truncated && h.Unread == 0 {
+		asked[old.Name] = true
+		qs = append(qs, question(old, cmp.New.CRDs, opts.StoredVersions[old.Name]))
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	h, err := repo.StorageHistory(at, qs)
+	names := make([]string, len(qs))
+	for i, q := range qs {
+		names[i] = q.Name
+	}
+	slices.Sort(names)
+	if err != nil {
+		return []string{fmt.Sprintf("the storage history of %s was not read: %v", strings.Join(names, ", "), err)}
+	}
+	for _, q := range qs {
+		a := h.Answers[q.Name]
+		setIn(&opts.StoredIn, q.Name, wheres(a.Stored))
+		setIn(&opts.DeprecatedSince, q.Name, wheres(a.Deprecated))
+		if a.Complete {
 			if opts.HistoryRead == nil {
 				opts.HistoryRead = map[string]bool{}
 			}
-			opts.HistoryRead[old.Name] = true
+			opts.HistoryRead[q.Name] = true
 		}
-		what := fmt.Sprintf("read the history of %s (%s: %d release tags, %d commits of the file) to learn which of its versions were ever stored", old.Name, old.File, h.Tags, h.Commits)
-		switch {
-		case h.Truncated:
-			what += "; the history ends early (a shallow clone, or more than " + fmt.Sprint(source.MaxHistoryCommits) + " commits), so a removed version it does not show stored stays a warning"
-		case h.Unread > 0:
-			what += fmt.Sprintf("; %d of its revisions are missing from the clone (a partial clone), so a removed version it does not show stored stays a warning", h.Unread)
-		}
-		notices = append(notices, what)
+	}
+	them, their := "it", "its"
+	if len(names) > 1 {
+		them, their = "them", "their"
+	}
+	notices := []string{fmt.Sprintf("read the storage history of %s (every file that held %s, by metadata.name): %s and %s %s read to learn which of %s versions were ever stored",
+		strings.Join(names, ", "), them, count(h.Tags, "release tag"), count(h.Commits, "commit"), were(h.Tags+h.Commits), their)}
+	open := h.Open(qs)
+	if len(open) == 0 {
+		return notices
+	}
+	switch {
+	case h.Capped:
+		notices = append(notices, fmt.Sprintf("the storage history stopped at its cap of %d commits before it showed whether a removed version of %s was ever stored, so such a version stays a warning", source.MaxHistoryCommits, strings.Join(open, ", ")))
+	case h.Shallow:
+		notices = append(notices, fmt.Sprintf("the clone is shallow: its history ends before it showed whether a removed version of %s was ever stored, so such a version stays a warning (fetch the whole history: fetch-depth: 0)", strings.Join(open, ", ")))
+	case h.Unread > 0:
+		notices = append(notices, fmt.Sprintf("%s of the history %s missing from the clone (a partial clone), so a removed version of %s that the history does not show stored stays a warning", count(h.Unread, "object"), is(h.Unread), strings.Join(open, ", ")))
 	}
 	return notices
+}
+
+// question is what the history must say about a base CRD: whether each version base does not
+// mark as stored was ever stored, and since when each deprecated version that goes (or stops
+// being served) has been deprecated.
+func question(old *crd.CRD, news []*crd.CRD, stored []string) source.HistoryQuestion {
+	q := source.HistoryQuestion{Name: old.Name}
+	var nw *crd.CRD
+	for _, c := range news {
+		if c.Name == old.Name {
+			nw = c
+			break
+		}
+	}
+	for _, ov := range old.Object.Spec.Versions {
+		if !ov.Storage && !slices.Contains(old.Object.Status.StoredVersions, ov.Name) && !slices.Contains(stored, ov.Name) {
+			q.Versions = append(q.Versions, ov.Name)
+		}
+		i := slices.IndexFunc(nw.Object.Spec.Versions, func(v apiextv1.CustomResourceDefinitionVersion) bool { return v.Name == ov.Name })
+		if ov.Deprecated && ov.Served && (i < 0 || !nw.Object.Spec.Versions[i].Served) {
+			q.Deprecated = append(q.Deprecated, ov.Name)
+		}
+	}
+	return q
+}
+
+// wheres names each version's release and file.
+func wheres(m map[string]source.Where) map[string]string {
+	out := make(map[string]string, len(m))
+	for v, w := range m {
+		out[v] = w.String()
+	}
+	return out
+}
+
+// count counts things: "no commit", "1 release tag", "2 commits".
+func count(n int, what string) string {
+	switch n {
+	case 0:
+		return "no " + what
+	case 1:
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func were(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+func is(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // needsHistory reports whether a base CRD loses a version whose history matters: removed
@@ -96,15 +171,4 @@ func setIn(m *map[string]map[string]string, name string, facts map[string]string
 		*m = map[string]map[string]string{}
 	}
 	(*m)[name] = facts
-}
-
-// cmpBool orders false before true.
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }

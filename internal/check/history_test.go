@@ -51,11 +51,11 @@ func TestGitHistoryFindsOldStorageVersion(t *testing.T) {
 	tr.Write("config/crd/gateways.yaml", versionsCRD(ver{"v1beta1", true, true, false}))
 	tr.Commit("remove v1alpha2")
 	res := tr.check(GitOptions{Base: "main"})
-	want := "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.5.0, and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"
+	want := "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.5.0 (config/crd/gateways.yaml), and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"
 	if got := findingsOf(res.Findings); got != want {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
 	}
-	if !strings.Contains(strings.Join(res.Notices, "\n"), "read the history of gateways.example.com (config/crd/gateways.yaml: 2 release tags, 2 commits of the file)") {
+	if !slices.Equal(res.Notices, []string{"read the storage history of gateways.example.com (every file that held it, by metadata.name): 2 release tags and no commit were read to learn which of its versions were ever stored"}) {
 		t.Errorf("notices: %q", res.Notices)
 	}
 }
@@ -75,7 +75,7 @@ func TestGitHistoryFromCommits(t *testing.T) {
 	tr.Commit("remove v2alpha1 and v1beta9")
 	res := tr.check(GitOptions{Base: "main"})
 	want := "info version-removed v2alpha1: version v2alpha1 (not served, not stored) was removed; no earlier release or commit stored it\n" +
-		"error served-version-removed v1beta9: version v1beta9 was removed (deprecated since " + deprecated.String()[:12] + "): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)\n"
+		"error served-version-removed v1beta9: version v1beta9 was removed (deprecated since " + deprecated.String()[:12] + " (config/crd/gateways.yaml)): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)\n"
 	if got := findingsOf(res.Findings); got != want {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
 	}
@@ -105,8 +105,10 @@ func TestGitHistoryFollowsMovedFile(t *testing.T) {
 		ambiguous bool
 		want      string
 	}{
-		{"the only file of that name", false, "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.4.0, and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"},
-		{"two files of that name", true, "error served-version-removed v1alpha2: version v1alpha2 was removed (deprecated since MOVED): manifests and clients that still use it break all the same; when the removal is planned, acknowledge it (acknowledgeLabel)\n"},
+		{"the only file of that name", false, "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.4.0 (config/crd/bases/gateways.yaml), and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"},
+		// The history is the CRD's, by metadata.name: another file of the same name is no
+		// longer a reason not to read it (before: served-version-removed, "deprecated since").
+		{"two files of that name", true, "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.4.0 (config/crd/bases/gateways.yaml), and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTestRepo(t)
@@ -151,7 +153,7 @@ func TestGitHistoryOfTheShippedCopy(t *testing.T) {
 	tr.Write("api/src/test/resources/io/example/gateway-crd.yaml", only)
 	tr.Commit("remove v1alpha2")
 	res := tr.check(GitOptions{Base: "main"})
-	want := "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.5.0, and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"
+	want := "error stored-version-removed v1alpha2: version v1alpha2 was removed but objects may be stored in it: it was the storage version at v0.5.0 (install/crds/gateways.yaml), and clusters installed from there still list it in status.storedVersions: the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)\n"
 	if got := findingsOf(res.Findings); got != want {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
 	}
@@ -174,8 +176,11 @@ func TestGitHistoryWithAMissingRevision(t *testing.T) {
 	if got := findingsOf(res.Findings); got != want {
 		t.Errorf("findings:\n%s\nwant:\n%s", got, want)
 	}
-	note := "read the history of gateways.example.com (config/crd/gateways.yaml: 0 release tags, 2 commits of the file) to learn which of its versions were ever stored; 1 of its revisions are missing from the clone (a partial clone), so a removed version it does not show stored stays a warning"
-	if !slices.Equal(res.Notices, []string{note}) {
-		t.Errorf("notices %q, want only %q", res.Notices, note)
+	notes := []string{
+		"read the storage history of gateways.example.com (every file that held it, by metadata.name): no release tag and 2 commits were read to learn which of its versions were ever stored",
+		"1 object of the history is missing from the clone (a partial clone), so a removed version of gateways.example.com that the history does not show stored stays a warning",
+	}
+	if !slices.Equal(res.Notices, notes) {
+		t.Errorf("notices %q, want only %q", res.Notices, notes)
 	}
 }

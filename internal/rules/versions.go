@@ -32,7 +32,7 @@ var (
 		ID: "version-removed", Severity: finding.Warning, Level: VersionLevel,
 		Summary: "A version that base neither serves nor stores was removed (info when the history shows it was never stored).",
 		Advice:  "clusters that installed an older release may still list it in status.storedVersions, and the API server then refuses the update; check that no release stored it, or run crdguard in git mode, which reads the history",
-		Doc:     "A version that no client can use and no object is stored in can be removed safely, but the base files do not say whether an earlier release stored objects in it: clusters installed from that release still list it in status.storedVersions, and the API server refuses a CRD that drops it (status.storedVersions[0]: Invalid value: must appear in spec.versions). In diff mode this is a warning. In git mode crdguard reads the CRD's history (release tags, then the file's commits) and reports stored-version-removed when any of it stored the version, or this rule at info when none did.",
+		Doc:     "A version that no client can use and no object is stored in can be removed safely, but the base files do not say whether an earlier release stored objects in it: clusters installed from that release still list it in status.storedVersions, and the API server refuses a CRD that drops it (status.storedVersions[0]: Invalid value: must appear in spec.versions). In diff mode this is a warning. In git mode crdguard reads the CRD's history (release tags, then commits; every file that held the CRD, by name) and reports stored-version-removed when any of it stored the version, or this rule at info when none did.",
 	}
 	storageVersionChanged = &Rule{
 		ID: "storage-version-changed", Severity: finding.Warning, Level: VersionLevel,

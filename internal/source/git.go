@@ -39,8 +39,6 @@ type Repo struct {
 	// of their objects; complete holds those fetched so.
 	wanted   []plumbing.Hash
 	complete map[plumbing.Hash]bool
-	// searched remembers, by subtree and name, the files findFile found there.
-	searched map[searchKey][]plumbing.Hash
 }
 
 // ErrNeedHistory says a commit is not in the clone and could not be fetched.

@@ -1,10 +1,12 @@
 package source
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"path"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -17,106 +19,252 @@ import (
 // A version that was the storage version in an earlier release is often marked nowhere in the
 // current files: Gateway API v1.0 removed v1alpha2, the storage version up to v0.5, and clusters
 // installed from those releases still list it in status.storedVersions, so the API server
-// refused the upgrade. The history of a CRD's file says which versions were ever stored.
+// refused the upgrade. The history says which versions were ever stored — the history of the
+// CRD, by metadata.name, in every file that held it (install bundles, copies, renamed and moved
+// files), not of one file.
+//
+// One walk answers every CRD's questions: release tags first, oldest first (a version is named
+// by the oldest release that stored it), then the commits reachable from the base, oldest
+// first, and it stops as soon as every question is answered. Trees share most of their subtrees
+// between revisions, so each subtree is read once (by hash), and each blob once: a cheap text
+// test (does it mention a CRD asked about at all) before parsing, and then only the documents of
+// those CRDs, and of them only their versions (crd.ReadVersionFacts).
 
-// MaxHistoryCommits bounds the commits walked for one file's history.
-const MaxHistoryCommits = 5000
+// MaxHistoryCommits bounds the commits whose trees the history reads after the release tags: a
+// cap, so that a run over a repository of 25,000 commits stays a pull-request check.
+var MaxHistoryCommits = 5000
 
-// VersionHistory is what the earlier revisions of one CRD say about its versions.
-type VersionHistory struct {
-	// Stored maps each version that was ever the storage version (or listed in
-	// status.storedVersions) to the oldest release tag, else the oldest commit, that stored it.
-	Stored map[string]string
-	// Deprecated maps each version that was ever deprecated to the oldest release tag, else the
-	// oldest commit, where it was.
-	Deprecated map[string]string
-	// Tags and Commits count the release tags and the commits of the file that were read.
+// HistoryQuestion asks about one CRD, by metadata.name: which of Versions any earlier release
+// or commit stored, and since when each of Deprecated has been deprecated.
+type HistoryQuestion struct {
+	Name       string
+	Versions   []string
+	Deprecated []string
+}
+
+// Where is the release tag (else the commit) and the file at which a version was seen.
+type Where struct {
+	Rev, File string
+}
+
+// String names the release and file: "v0.5.0 (config/crd/gateways.yaml)".
+func (w Where) String() string { return w.Rev + " (" + w.File + ")" }
+
+// HistoryAnswer is what the history says about one CRD.
+type HistoryAnswer struct {
+	// Stored maps each version found stored (storage: true, or in status.storedVersions) to
+	// where it was first seen so.
+	Stored map[string]Where
+	// Deprecated maps each version asked about that was found deprecated to where it first was.
+	Deprecated map[string]Where
+	// Complete says a version asked about that is not in Stored was never stored: each was
+	// found, or the whole history was read.
+	Complete bool
+}
+
+// History is what one walk over the history found for every CRD asked about.
+type History struct {
+	// Answers are by CRD name.
+	Answers map[string]*HistoryAnswer
+	// Tags and Commits count the release tags and the commits whose trees were read.
 	Tags, Commits int
-	// Truncated says the walk stopped at MaxHistoryCommits or at a shallow clone's boundary.
-	Truncated bool
-	// Unread counts the revisions whose content the clone lacks (a partial clone): what they
-	// stored is unknown.
+	// Capped says the walk stopped at MaxHistoryCommits with questions open; Shallow that it
+	// reached the end of a shallow clone's history with questions open.
+	Capped, Shallow bool
+	// Unread counts the blobs that the clone lacks (a partial clone): what they held is unknown.
 	Unread int
 }
 
-// revision is one earlier state of the file: its blob, and the name to report it by.
-type revision struct {
-	name string
-	when int64
-	blob plumbing.Hash
+// Open returns the CRDs with a version whose storage is still unknown, sorted.
+func (h *History) Open(qs []HistoryQuestion) []string {
+	var out []string
+	for _, q := range qs {
+		if a := h.Answers[q.Name]; a == nil || !a.Complete {
+			out = append(out, q.Name)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
-// History reads the CRD named name at every release tag (the file at filePath, or a file of
-// the same name elsewhere in the tree) and at every commit reachable from at that changed
-// filePath, and says which versions were ever stored or deprecated. Each distinct content is
-// parsed once; tags come first, so a version is named by the oldest release that had it.
-func (r *Repo) History(at *object.Commit, filePath, name string) (VersionHistory, error) {
-	h := VersionHistory{Stored: map[string]string{}, Deprecated: map[string]string{}}
-	tags, err := r.tagRevisions(filePath)
-	if err != nil {
-		return h, err
+// StorageHistory answers the questions from the release tags and the commits reachable from at,
+// in one walk that stops when every question is answered.
+func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History, error) {
+	w := &historyWalk{r: r, names: map[string]bool{}, trees: map[plumbing.Hash][]fileFacts{}, blobs: map[plumbing.Hash][]crd.VersionFacts{}}
+	h := &History{Answers: map[string]*HistoryAnswer{}}
+	for _, q := range qs {
+		w.names[q.Name] = true
+		if h.Answers[q.Name] == nil {
+			h.Answers[q.Name] = &HistoryAnswer{Stored: map[string]Where{}, Deprecated: map[string]Where{}}
+		}
 	}
-	commits, truncated := r.fileRevisions(at, filePath)
-	h.Tags, h.Commits, h.Truncated = len(tags), len(commits), truncated
-	seen := map[plumbing.Hash]bool{}
-	for _, rev := range append(tags, commits...) {
-		if seen[rev.blob] {
-			continue
-		}
-		seen[rev.blob] = true
-		data, err := r.readBlob(filePath, object.TreeEntry{Hash: rev.blob})
-		if err != nil {
-			h.Unread++ // an object a partial or shallow clone lacks: that revision is unknown
-			continue
-		}
-		crds, _ := crd.Parse(filePath, data)
-		for _, c := range crds {
-			if c.Name != name {
-				continue
-			}
-			for _, v := range c.Object.Spec.Versions {
-				if v.Storage {
-					first(h.Stored, v.Name, rev.name)
-				}
-				if v.Deprecated {
-					first(h.Deprecated, v.Name, rev.name)
+	answered := func() bool {
+		for _, q := range qs {
+			a := h.Answers[q.Name]
+			for _, v := range q.Versions {
+				if _, ok := a.Stored[v]; !ok {
+					return false
 				}
 			}
-			for _, v := range c.Object.Status.StoredVersions {
-				first(h.Stored, v, rev.name)
+			for _, v := range q.Deprecated {
+				if _, ok := a.Deprecated[v]; !ok {
+					return false
+				}
 			}
 		}
+		return true
+	}
+	tags, err := r.releases()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tags {
+		if answered() {
+			break
+		}
+		h.Tags++
+		w.record(h, t.tree, t.name)
+	}
+	if !answered() {
+		commits, capped, shallow := r.commitsOldestFirst(at)
+		for _, c := range commits {
+			if answered() {
+				break
+			}
+			h.Commits++
+			w.record(h, c.TreeHash, c.Hash.String()[:12])
+		}
+		h.Capped, h.Shallow = capped && !answered(), shallow && !answered()
+	}
+	h.Unread = len(w.unread)
+	whole := !h.Capped && !h.Shallow && h.Unread == 0
+	for _, q := range qs {
+		a := h.Answers[q.Name]
+		a.Complete = whole || !slices.ContainsFunc(q.Versions, func(v string) bool { _, ok := a.Stored[v]; return !ok })
 	}
 	return h, nil
 }
 
-// first records where a version was seen, keeping the first name given: revisions come
-// oldest first within tags and within commits.
-func first(m map[string]string, version, where string) {
-	if _, ok := m[version]; !ok {
-		m[version] = where
+// historyWalk holds what one walk has read: the facts of each subtree and blob, by hash.
+type historyWalk struct {
+	r      *Repo
+	names  map[string]bool
+	trees  map[plumbing.Hash][]fileFacts
+	blobs  map[plumbing.Hash][]crd.VersionFacts
+	unread map[plumbing.Hash]bool
+}
+
+// fileFacts are the version facts of one file of a tree, by its path below the tree.
+type fileFacts struct {
+	path  string
+	facts []crd.VersionFacts
+}
+
+// record reads a revision's tree and notes, for each CRD asked about, the versions it stores and
+// deprecates there, first seen first; files in path order.
+func (w *historyWalk) record(h *History, tree plumbing.Hash, rev string) {
+	for _, f := range w.tree(tree) {
+		for _, vf := range f.facts {
+			a := h.Answers[vf.Name]
+			for _, v := range vf.Stored {
+				if _, ok := a.Stored[v]; !ok {
+					a.Stored[v] = Where{Rev: rev, File: f.path}
+				}
+			}
+			for _, v := range vf.Deprecated {
+				if _, ok := a.Deprecated[v]; !ok {
+					a.Deprecated[v] = Where{Rev: rev, File: f.path}
+				}
+			}
+		}
 	}
 }
 
-// tagRevisions are the file's contents at every tag, oldest commit first.
-func (r *Repo) tagRevisions(filePath string) ([]revision, error) {
+// tree returns the facts of the files below a tree that hold the CRDs asked about, in path
+// order. Folders of tests and fixtures, vendor/ and hidden folders are not what a project
+// ships: their copies never said what clusters store.
+func (w *historyWalk) tree(hash plumbing.Hash) []fileFacts {
+	if out, ok := w.trees[hash]; ok {
+		return out
+	}
+	var out []fileFacts
+	t, err := w.r.repo.TreeObject(hash)
+	if err != nil {
+		w.missing(hash)
+	} else {
+		for _, e := range t.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				if isTestFolder(e.Name) || e.Name == "vendor" || strings.HasPrefix(e.Name, ".") {
+					continue
+				}
+				for _, f := range w.tree(e.Hash) {
+					out = append(out, fileFacts{path: e.Name + "/" + f.path, facts: f.facts})
+				}
+			case e.Mode.IsFile() && IsManifest(e.Name):
+				if facts := w.blob(e); len(facts) > 0 {
+					out = append(out, fileFacts{path: e.Name, facts: facts})
+				}
+			}
+		}
+	}
+	w.trees[hash] = out
+	return out
+}
+
+// blob returns the version facts of one file's content, the cheap text test first.
+func (w *historyWalk) blob(e object.TreeEntry) []crd.VersionFacts {
+	if out, ok := w.blobs[e.Hash]; ok {
+		return out
+	}
+	var out []crd.VersionFacts
+	data, err := w.r.readBlob(e.Name, e)
+	switch {
+	case err != nil:
+		w.missing(e.Hash)
+	case len(data) <= MaxFileSize && bytes.Contains(data, []byte(crd.Kind)) && mentionsName(data, w.names):
+		out, _ = crd.ReadVersionFacts(data, w.names) // a revision that does not parse says nothing
+	}
+	w.blobs[e.Hash] = out
+	return out
+}
+
+func (w *historyWalk) missing(hash plumbing.Hash) {
+	if w.unread == nil {
+		w.unread = map[plumbing.Hash]bool{}
+	}
+	w.unread[hash] = true
+}
+
+func mentionsName(data []byte, names map[string]bool) bool {
+	for n := range names {
+		if bytes.Contains(data, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// release is a release tag and its commit's tree.
+type release struct {
+	name string
+	when int64
+	tree plumbing.Hash
+}
+
+// releases are the tags of commits, oldest commit first.
+func (r *Repo) releases() ([]release, error) {
 	iter, err := r.repo.Tags()
 	if err != nil {
 		return nil, fmt.Errorf("listing tags: %w", err)
 	}
-	var out []revision
+	var out []release
 	err = iter.ForEach(func(ref *plumbing.Reference) error {
 		c, err := r.tagCommit(ref)
 		if err != nil {
 			return nil // a tag of a tree or blob, or of a commit the clone lacks
 		}
-		tree, err := c.Tree()
-		if err != nil {
-			return nil
-		}
-		if blob, ok := r.findFile(tree, filePath); ok {
-			out = append(out, revision{name: ref.Name().Short(), when: c.Committer.When.Unix(), blob: blob})
-		}
+		out = append(out, release{name: ref.Name().Short(), when: c.Committer.When.Unix(), tree: c.TreeHash})
 		return nil
 	})
 	if err != nil {
@@ -138,85 +286,27 @@ func (r *Repo) tagCommit(ref *plumbing.Reference) (*object.Commit, error) {
 	return r.repo.CommitObject(ref.Hash())
 }
 
-// findFile returns the blob at filePath in a tree, or else of the only file elsewhere in the
-// tree with the same name (generated CRD directories move between releases).
-func (r *Repo) findFile(tree *object.Tree, filePath string) (plumbing.Hash, bool) {
-	if e, err := tree.FindEntry(filePath); err == nil && e.Mode.IsFile() {
-		return e.Hash, true
-	}
-	if found := r.named(tree.Hash, path.Base(filePath)); len(found) == 1 {
-		return found[0], true
-	}
-	return plumbing.ZeroHash, false
-}
-
-// named lists the files called base in the tree with this hash and below. Release tags share
-// most of their subtrees, so each subtree is searched once per name (r.searched), not once per
-// tag: a file missing from hundreds of old tags no longer walks each of their trees whole.
-func (r *Repo) named(treeHash plumbing.Hash, base string) []plumbing.Hash {
-	key := searchKey{treeHash, base}
-	if found, ok := r.searched[key]; ok {
-		return found
-	}
-	var found []plumbing.Hash
-	if tree, err := r.repo.TreeObject(treeHash); err == nil {
-		for _, e := range tree.Entries {
-			switch {
-			case e.Mode == filemode.Dir:
-				found = append(found, r.named(e.Hash, base)...)
-			case e.Mode.IsFile() && e.Name == base:
-				found = append(found, e.Hash)
-			}
-		}
-	}
-	if r.searched == nil {
-		r.searched = map[searchKey][]plumbing.Hash{}
-	}
-	r.searched[key] = found
-	return found
-}
-
-// searchKey is a subtree and a file name looked for in it.
-type searchKey struct {
-	tree plumbing.Hash
-	base string
-}
-
-// fileRevisions walks the commits reachable from at, newest first, and returns the file's
-// content where a commit changed it, oldest first. It stops at MaxHistoryCommits or where the
-// clone's history ends (truncated).
-func (r *Repo) fileRevisions(at *object.Commit, filePath string) ([]revision, bool) {
-	var out []revision
-	walked := 0
-	truncated := false
+// commitsOldestFirst returns the commits reachable from at, at most MaxHistoryCommits of them
+// (capped: there were more), oldest first; shallow says the clone's history ended first (a
+// parent it lacks).
+func (r *Repo) commitsOldestFirst(at *object.Commit) (out []*object.Commit, capped, shallow bool) {
 	iter := object.NewCommitPreorderIter(at, nil, nil)
 	err := iter.ForEach(func(c *object.Commit) error {
-		walked++
-		if walked > MaxHistoryCommits {
-			truncated = true
+		if len(out) == MaxHistoryCommits {
+			capped = true
 			return storer.ErrStop
 		}
-		tree, err := c.Tree()
-		if err != nil {
-			truncated = true
-			return storer.ErrStop
-		}
-		e, err := tree.FindEntry(filePath)
-		if err != nil {
-			return nil
-		}
-		if len(out) > 0 && out[len(out)-1].blob == e.Hash {
-			out[len(out)-1].name = c.Hash.String()[:12] // the same content, an older commit
-			return nil
-		}
-		out = append(out, revision{name: c.Hash.String()[:12], blob: e.Hash})
+		out = append(out, c)
 		return nil
 	})
 	if err != nil && !errors.Is(err, storer.ErrStop) {
-		truncated = true // a parent the clone lacks (shallow)
+		shallow = true
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	if !shallow {
+		if s, err := r.repo.Storer.Shallow(); err == nil && len(s) > 0 {
+			shallow = slices.ContainsFunc(out, func(c *object.Commit) bool { return slices.Contains(s, c.Hash) })
+		}
 	}
-	return out, truncated
+	slices.Reverse(out)
+	return out, capped, shallow
 }
