@@ -74,3 +74,44 @@ func TestGitBrokenAtCRDPath(t *testing.T) {
 		})
 	}
 }
+
+// Issue 43, item 4: a base file that does not parse, fixed by the change, is compared through its
+// last version that parsed (what clusters can run), so a field the same change removes is
+// reported; a notice names the commit. Twin: a file that never parsed stays compared with
+// nothing, as if new, with today's notice.
+func TestGitBrokenBaseThroughLastParsed(t *testing.T) {
+	old, new := caseFile(t, "field-removed/leaf/old.yaml"), caseFile(t, "field-removed/leaf/new.yaml")
+	for _, tc := range []struct {
+		name      string
+		parsedOne bool
+		want      string
+	}{
+		{"an earlier version parsed", true, "field-removed widgets.example.com v1 .spec.name config/crd/widgets.yaml:32 base\n"},
+		{"no version ever parsed", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("README.md", []byte("x\n"))
+			var good string
+			if tc.parsedOne {
+				tr.Write("config/crd/widgets.yaml", old)
+				good = tr.Commit("widgets").String()[:12]
+			}
+			tr.Write("config/crd/widgets.yaml", append([]byte("<<<<<<< HEAD\n"), old...))
+			base := tr.Commit("a conflict marker")
+			tr.Branch("main", base)
+			tr.Write("config/crd/widgets.yaml", new)
+			tr.Commit("fixed, and a field removed")
+			res := tr.check(GitOptions{Base: "main"})
+			assertFindings(t, res, tc.want)
+			why := "line 2: YAML does not parse: line 2: mapping values are not allowed in this context"
+			notice := "config/crd/widgets.yaml did not parse in base and is fixed in head: its CRDs are compared with nothing, as if new; review them by hand against what clusters run (" + why + ")"
+			if tc.parsedOne {
+				notice = "base: config/crd/widgets.yaml does not parse at " + base.String()[:12] + " (" + why + "): its CRDs are compared through its last version that parsed, at " + good + ", which is what clusters can run; base lines are that version's"
+			}
+			if got, want := fmt.Sprintf("%q", res.Notices), fmt.Sprintf("%q", []string{notice}); got != want {
+				t.Errorf("notices\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}

@@ -99,6 +99,8 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A base file that does not parse is compared through its last version that did.
+	main.Old.Notices = append(main.Old.Notices, repo.ThroughLastParsed(mb, main.Old)...)
 	type baseline struct {
 		ref string
 		cmp *source.Comparison
