@@ -59,7 +59,7 @@ func TestGitUnservedNeverStored(t *testing.T) {
 	tr.Commit("stop serving v1beta1")
 	res := tr.check(GitOptions{Base: "main"})
 	assertFindings(t, res, "served-version-removed widgets.example.com v1beta1  config/crd/widgets.yaml:21 head\n")
-	want := "read the history of widgets.example.com (config/crd/widgets.yaml: 1 release tags, 1 commits of the file) to learn which of its versions were ever stored"
+	want := "read the storage history of widgets.example.com (every file that held it, by metadata.name): 1 release tag and 2 commits were read to learn which of its versions were ever stored"
 	if len(res.Notices) != 1 || res.Notices[0] != want {
 		t.Errorf("notices %q, want %q", res.Notices, want)
 	}
