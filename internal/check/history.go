@@ -72,9 +72,11 @@ func readHistory(repo *source.Repo, at *object.Commit, cmp *source.Comparison, o
 	return notices
 }
 
-// question is what the history must say about a base CRD: whether each version base does not
-// mark as stored was ever stored, and since when each deprecated version that goes (or stops
-// being served) has been deprecated.
+// question is what the history must say about a base CRD: whether each version that goes (or
+// stops being served) and that base does not mark as stored was ever stored, and since when each
+// deprecated version that goes (or stops being served) has been deprecated. The other versions
+// are not asked about: the walk stops when these are answered, and only a walk read to its end
+// says that a version none of it stored never was (HistoryRead).
 func question(old *crd.CRD, news []*crd.CRD, stored []string) source.HistoryQuestion {
 	q := source.HistoryQuestion{Name: old.Name}
 	var nw *crd.CRD
@@ -85,10 +87,11 @@ func question(old *crd.CRD, news []*crd.CRD, stored []string) source.HistoryQues
 		}
 	}
 	for _, ov := range old.Object.Spec.Versions {
-		if !ov.Storage && !slices.Contains(old.Object.Status.StoredVersions, ov.Name) && !slices.Contains(stored, ov.Name) {
+		i := slices.IndexFunc(nw.Object.Spec.Versions, func(v apiextv1.CustomResourceDefinitionVersion) bool { return v.Name == ov.Name })
+		known := ov.Storage || slices.Contains(old.Object.Status.StoredVersions, ov.Name) || slices.Contains(stored, ov.Name)
+		if !known && (i < 0 || ov.Served && !nw.Object.Spec.Versions[i].Served) {
 			q.Versions = append(q.Versions, ov.Name)
 		}
-		i := slices.IndexFunc(nw.Object.Spec.Versions, func(v apiextv1.CustomResourceDefinitionVersion) bool { return v.Name == ov.Name })
 		if ov.Deprecated && ov.Served && (i < 0 || !nw.Object.Spec.Versions[i].Served) {
 			q.Deprecated = append(q.Deprecated, ov.Name)
 		}

@@ -25,6 +25,12 @@ func ReadVersionFacts(data []byte, names map[string]bool) (out []VersionFacts, o
 		if !bytes.Contains(doc, []byte(Kind)) || !mentionsAny(doc, names) {
 			continue
 		}
+		if f, kind, ok := scanVersionFacts(doc); ok && kind != "List" {
+			if kind == Kind && names[f.Name] {
+				out = append(out, f)
+			}
+			continue
+		}
 		nodes, problems := parseDocuments("", doc)
 		if len(problems) > 0 {
 			ok = false

@@ -2,6 +2,10 @@ package crd
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +34,66 @@ func TestReadVersionFacts(t *testing.T) {
 				t.Errorf("got %s %v, want %s %v", s, ok, tc.want, tc.ok)
 			}
 		})
+	}
+}
+
+// The line scanner and the YAML parser agree on every CRD document of the shared corpus and the
+// rule cases: same name, stored and deprecated versions; the scanner may give up, never differ.
+func TestScanVersionFactsAgreesWithYAML(t *testing.T) {
+	var files []string
+	for _, root := range []string{"../../../shared/corpus", "../../../shared/corpus-more", "../../testdata/rules"} {
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) < 100 {
+		t.Fatalf("only %d files found", len(files))
+	}
+	scanned, gaveUp := 0, 0
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, doc := range splitDocuments(data) {
+			nodes, problems := parseDocuments("", doc)
+			if len(problems) > 0 || len(nodes) != 1 {
+				continue
+			}
+			name := scalar(child(child(nodes[0].Content[0], "metadata"), "name"))
+			parsed := appendFacts(nil, nodes[0], map[string]bool{name: true})
+			if len(parsed) != 1 {
+				continue
+			}
+			got, kind, ok := scanVersionFacts(doc)
+			if !ok {
+				gaveUp++
+				continue
+			}
+			scanned++
+			if kind != Kind || fmt.Sprint(got) != fmt.Sprint(parsed[0]) {
+				t.Errorf("%s: scanned %s %v, parsed %v", p, kind, got, parsed[0])
+			}
+		}
+	}
+	t.Logf("%d CRD documents scanned, %d left to the parser", scanned, gaveUp)
+	if scanned < 100 {
+		t.Errorf("only %d documents scanned", scanned)
+	}
+}
+
+// Several versions, each with a schema deeper than the facts: every version's facts are its own.
+func TestScanVersionFactsSeveralVersions(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.example.com\nspec:\n  versions:\n")
+	for i, v := range []string{"v1alpha1", "v1beta1", "v1"} {
+		fmt.Fprintf(&b, "  - name: %s\n    served: true\n    storage: %t\n    deprecated: %t\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          a:\n            type: string\n", v, i == 0, i == 1)
+	}
+	got, kind, ok := scanVersionFacts([]byte(b.String()))
+	if want := "{a.example.com [v1alpha1] [v1beta1]}"; fmt.Sprint(got) != want || kind != Kind || !ok {
+		t.Errorf("got %v %s %v, want %s", got, kind, ok, want)
 	}
 }

@@ -57,8 +57,8 @@ type HistoryAnswer struct {
 	Stored map[string]Where
 	// Deprecated maps each version asked about that was found deprecated to where it first was.
 	Deprecated map[string]Where
-	// Complete says a version asked about that is not in Stored was never stored: each was
-	// found, or the whole history was read.
+	// Complete says the whole history was read (no question ended the walk early, nothing cut
+	// it): a version that is not in Stored was never stored.
 	Complete bool
 }
 
@@ -75,11 +75,12 @@ type History struct {
 	Unread int
 }
 
-// Open returns the CRDs with a version whose storage is still unknown, sorted.
+// Open returns the CRDs with a version asked about whose storage is still unknown, sorted.
 func (h *History) Open(qs []HistoryQuestion) []string {
 	var out []string
 	for _, q := range qs {
-		if a := h.Answers[q.Name]; a == nil || !a.Complete {
+		a := h.Answers[q.Name]
+		if !a.Complete && slices.ContainsFunc(q.Versions, func(v string) bool { _, ok := a.Stored[v]; return !ok }) {
 			out = append(out, q.Name)
 		}
 	}
@@ -118,8 +119,9 @@ func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History
 	if err != nil {
 		return nil, err
 	}
+	stopped := false // every question answered before the end of the history
 	for _, t := range tags {
-		if answered() {
+		if stopped = answered(); stopped {
 			break
 		}
 		h.Tags++
@@ -128,7 +130,7 @@ func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History
 	if !answered() {
 		commits, capped, shallow := r.commitsOldestFirst(at)
 		for _, c := range commits {
-			if answered() {
+			if stopped = answered(); stopped {
 				break
 			}
 			h.Commits++
@@ -137,10 +139,11 @@ func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History
 		h.Capped, h.Shallow = capped && !answered(), shallow && !answered()
 	}
 	h.Unread = len(w.unread)
-	whole := !h.Capped && !h.Shallow && h.Unread == 0
+	// Only a walk read to its end says that a version it did not show stored never was: one that
+	// stopped when every question was answered says nothing of the versions not asked about.
+	whole := !stopped && !h.Capped && !h.Shallow && h.Unread == 0
 	for _, q := range qs {
-		a := h.Answers[q.Name]
-		a.Complete = whole || !slices.ContainsFunc(q.Versions, func(v string) bool { _, ok := a.Stored[v]; return !ok })
+		h.Answers[q.Name].Complete = whole
 	}
 	return h, nil
 }
