@@ -25,7 +25,27 @@ var upstreamMapTypeAdded = &Rule{
 	Doc:     "controller-gen writes `x-kubernetes-map-type: atomic` where k8s.io/api marks a type `+structType=atomic` (LabelSelector, LocalObjectReference, SecretKeySelector) or a map field `+mapType=atomic` (PodSpec.nodeSelector); a generator or k8s.io/api upgrade adds it to every embedded copy at once. Server-side apply then treats the object as one value, as the API server already does for the built-in objects the controller creates from it, and nothing is refused. Only a node recognised as that built-in type or field (by structure; never on the strength of a parent that extends a built-in type with fields of its own) qualifies; the same change on a project's own type stays `map-type-changed`.",
 }
 
-var builtinRules = []*Rule{upstreamDefaultAdded, upstreamMapTypeAdded}
+var upstreamFieldDropped = &Rule{
+	ID: "upstream-field-dropped", Severity: finding.Warning, Level: PropertyLevel, Twin: "field-added",
+	Summary: "A field that the built-in Kubernetes API never honoured in that place left an embedded type, as k8s.io/api removed it.",
+	Advice:  "a client that still sends it is refused or loses it, but no object built from it ever used it; drop it from the manifests that set it",
+	Doc:     "k8s.io/api sometimes removes a field from a built-in type's field because the built-in API never honoured it there: PersistentVolumeClaimSpec.resources became VolumeResourceRequirements, without ResourceRequirements' claims, which a PersistentVolumeClaim never used and the API server clears on every PVC create and update. A CRD that embeds the type (a volumeClaimTemplate) and is regenerated from the newer k8s.io/api loses the field in every copy: a manifest that still sets it is refused by strict clients or has it pruned, but nothing built from it changes. It is a warning, not field-removed, and says why; only a node recognised as that built-in field qualifies (the same field removed from a container's resources stays field-removed).",
+}
+
+var builtinRules = []*Rule{upstreamDefaultAdded, upstreamMapTypeAdded, upstreamFieldDropped}
+
+// fieldNeverHonoured reports a removed property that k8s.io/api dropped from the built-in field
+// this node is because the built-in API never honoured it there (k8stypes.Unhonoured).
+func (n *node) fieldNeverHonoured(name string) bool {
+	why := k8stypes.UnhonouredWhy(n.place(finding.Head), name)
+	if why == "" {
+		return false
+	}
+	old := n.old.Properties[name]
+	n.emitAt(upstreamFieldDropped, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
+		"%s was removed as k8s.io/api removed it: %s", childPath(n.path, name), why)
+	return true
+}
 
 // upstreamAtomic names what k8s.io/api declares atomic that the new schema's node is: the
 // type (+structType=atomic) or the map field (+mapType=atomic); "" when it declares neither.

@@ -243,7 +243,7 @@ func checkNullable(n *node) {
 }
 
 func (n *node) fieldRemoved(name string) {
-	if n.fieldUnlistedIn(name) {
+	if n.fieldUnlistedIn(name) || n.fieldNeverHonoured(name) {
 		return
 	}
 	old := n.old.Properties[name]
