@@ -192,3 +192,49 @@ func TestPlainDescriptionWithBraces(t *testing.T) {
 	}, source.Filter{})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color config/crd/widgets.yaml:30 base\n")
 }
+
+// A CRD that moves from a chart's templates into a dependency fetched from a chart repository
+// still ships: one crd-left-repository warning at the dependency, never crd-removed. The twin,
+// a dependency the chart holds in charts/, leaves the CRD removed.
+func TestChartCRDLeavesForADependency(t *testing.T) {
+	base := func(tr *testRepo) { writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues) }
+	deps := "dependencies:\n- name: widgets-crds\n  version: 1.0.0\n  repository: https://charts.example.com\n"
+	res := chartChange(t, base, func(tr *testRepo) {
+		tr.Remove("charts/widgets/templates/crds/widgets.yaml")
+		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML+deps))
+	}, source.Filter{})
+	assertFindings(t, res, "crd-left-repository widgets.example.com   charts/widgets/Chart.yaml:8 head\n")
+	res = chartChange(t, base, func(tr *testRepo) {
+		tr.Remove("charts/widgets/templates/crds/widgets.yaml")
+		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML+deps))
+		tr.Write("charts/widgets/charts/widgets-crds/Chart.yaml", []byte("apiVersion: v2\nname: widgets-crds\nversion: 1.0.0\n"))
+	}, source.Filter{})
+	assertFindings(t, res, "crd-removed widgets.example.com   charts/widgets/templates/crds/widgets.yaml:5 base\n")
+}
+
+// A chart whose templates/ folder is a link to the CRD folder renders what the link leads to, as
+// Helm's loader follows it: a CRD moved from crds/ behind the link, without keep, is reported.
+func TestChartSymlinkedTemplates(t *testing.T) {
+	plain := strings.Replace(plainWidgets(`"d"`), "    helm.sh/resource-policy: keep\n", "", 1)
+	res := chartChange(t, func(tr *testRepo) {
+		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML))
+		tr.Write("charts/widgets/crds/widgets.yaml", []byte(plain))
+	}, func(tr *testRepo) {
+		tr.Remove("charts/widgets/crds/widgets.yaml")
+		tr.Write("config/crd/widgets.yaml", []byte(plain))
+		tr.Symlink("charts/widgets/templates", "../../config/crd")
+	}, source.Filter{})
+	assertFindings(t, res, "helm-crd-moved-to-templates widgets.example.com   charts/widgets/templates/widgets.yaml:4 head\nhelm-keep-missing widgets.example.com   charts/widgets/templates/widgets.yaml:4 head\n")
+}
+
+// A chart new in the change is no Helm upgrade: its crds/ CRDs are not helm-crd-not-upgraded.
+func TestNewChartIsNoUpgrade(t *testing.T) {
+	plain := plainWidgets(`"d"`)
+	res := chartChange(t, func(tr *testRepo) {
+		tr.Write("README.md", []byte("a\n"))
+	}, func(tr *testRepo) {
+		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML))
+		tr.Write("charts/widgets/crds/widgets.yaml", []byte(plain))
+	}, source.Filter{})
+	assertFindings(t, res, "")
+}

@@ -23,6 +23,13 @@ func TestParseErrors(t *testing.T) {
 		{"bad glob", "paths:\n  - config/crd/**\n  - config/[crd\n", `line 3: paths: bad glob "config/[crd": syntax error in pattern`},
 		{"ratcheting not a bool", "ratcheting: sometimes\n", `line 1: ratcheting must be true or false`},
 		{"delivery not a mapping", "delivery: olm\n", `line 1: delivery must be a mapping, e.g. delivery: {olm: true}`},
+		{"helm not a list", "helm: {chart: x}\n", `line 1: helm must be a list of charts, e.g. helm: [{chart: charts/widgets, set: {crds.enabled: true}}]`},
+		{"helm unknown key", "helm:\n- chart: charts/x\n  value: [a.yaml]\n", `line 3: unknown key value (did you mean values?)`},
+		{"helm without chart", "helm:\n- set: {a: 1}\n", `line 2: helm[0]: chart is required: a glob of chart folders, e.g. chart: charts/widgets`},
+		{"helm values not a list", "helm:\n- chart: x\n  values: a.yaml\n", `line 3: helm[0].values must be a list of values files, e.g. values: [ci/values.yaml]`},
+		{"helm set not a mapping", "helm:\n- chart: x\n  set: [a]\n", `line 3: helm[0].set must be a mapping of Helm values by key, e.g. set: {crds.enabled: true}`},
+		{"helm set key Helm cannot read", "helm:\n- chart: x\n  set: {\"a[x]\": 1}\n", `line 3: helm[0].set: a[x]: Helm cannot set this key: error parsing index: strconv.Atoi: parsing "x": invalid syntax`},
+		{"helm value set unknown key", "helm:\n- chart: x\n  sets:\n    on: {sett: {a: 1}}\n", `line 4: unknown key sett (did you mean set?)`},
 		{"delivery key misspelt", "delivery:\n  olmv1: true\n", `line 2: unknown key olmv1 (did you mean olm?)`},
 		{"delivery.olm not a bool", "delivery: {olm: always}\n", `line 1: delivery.olm must be true or false`},
 		{"rules not a mapping", "rules: [field-added]\n", `line 1: rules must be a mapping of rule IDs to severities, e.g. rules: {description-changed: "off"}`},
@@ -185,6 +192,19 @@ ignore: [{crd: widgets.example.com, path: .spec.legacy, rule: field-removed, rea
 
 // exclude defaults to vendor/** and to leaving test folders out; setting it, even to nothing,
 // replaces the default and brings test folders back.
+// helm: becomes the settings charts are rendered with, value sets in name order.
+func TestHelmSettings(t *testing.T) {
+	c, err := Parse([]byte("kubernetesVersion: \"1.30\"\nhelm:\n- chart: charts/*\n  values: [ci/values.yaml]\n  set: {crds.enabled: true}\n  releaseName: w\n  namespace: ns\n  sets:\n    z: {set: {a: 1}}\n    b: {values: [b.yaml]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", c.Filter().Helm)
+	want := "{Charts:[{Chart:charts/* Values:{Files:[ci/values.yaml] Set:map[crds.enabled:true]} ReleaseName:w Namespace:ns Sets:[{Name:b Values:{Files:[b.yaml] Set:map[]}} {Name:z Values:{Files:[] Set:map[a:1]}}]}] KubernetesVersion:1.30}"
+	if got != want {
+		t.Errorf("settings\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestExcludeDefault(t *testing.T) {
 	for _, tc := range []struct{ config, want string }{
 		{"", "{[] [**/vendor/**] true {[] }}"},

@@ -112,6 +112,9 @@ func Helm(pairs []crd.Pair, old, new *source.Tree) ([]finding.Finding, []string)
 			if rendered[[2]string{new.Rel(nf.Chart), p.New.Name}] {
 				continue // templates/ has it too: upgrades apply that copy (inBoth says the rest)
 			}
+			if old.HasFile != nil && !old.HasChart(new, nf.Chart) {
+				continue // a chart new in the change: every release of it is an install
+			}
 			if _, ok := notUpgraded[nf.Chart]; !ok {
 				charts = append(charts, nf.Chart)
 			}
@@ -202,10 +205,17 @@ func leftRelease(old, new *source.Tree) []finding.Finding {
 	type key struct{ chart, name string }
 	inChart := map[key]bool{}
 	shipped := map[string]bool{}
+	// Two files named as counterparts (diff a.yaml b.yaml) are in counterpart charts, wherever.
+	chartKey := func(t *source.Tree, chart string) string {
+		if old.Input != "" || new.Input != "" {
+			return ""
+		}
+		return t.Rel(chart)
+	}
 	add := func(file, name string) {
 		shipped[name] = true
 		if f := new.Facts(file); f.Chart != "" {
-			inChart[key{new.Rel(f.Chart), name}] = true
+			inChart[key{chartKey(new, f.Chart), name}] = true
 		}
 	}
 	for _, c := range new.CRDs {
@@ -218,7 +228,7 @@ func leftRelease(old, new *source.Tree) []finding.Finding {
 	seen := map[key]bool{}
 	for _, c := range old.CRDs {
 		f := old.Facts(c.File)
-		k := key{old.Rel(f.Chart), c.Name}
+		k := key{chartKey(old, f.Chart), c.Name}
 		if f.Helm != source.HelmTemplates || keep(c) != notKept || seen[k] || inChart[k] || !shipped[c.Name] || !new.HasChart(old, f.Chart) {
 			continue
 		}

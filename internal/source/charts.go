@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/crd"
 )
@@ -18,31 +19,80 @@ import (
 // CRDs kept. Charts are rendered on all cores.
 func (t *Tree) renderCharts(fsys chartFS, charts []string, helm HelmSettings, want func(*crd.CRD) bool) {
 	out := make([][]*rendering, len(charts))
+	remotes := make([][]Remote, len(charts))
 	Parallel(len(charts), func(i int) {
-		out[i] = renderOne(fsys, charts[i], t.rel(charts[i]), helm)
+		out[i], remotes[i] = renderOne(fsys, charts[i], t.rel(charts[i]), helm)
 	})
-	for _, rs := range out {
+	for i, rs := range out {
 		for _, r := range rs {
 			t.addRendering(r, want)
+		}
+		if len(remotes[i]) > 0 {
+			t.setRemoteVia(t.rel(charts[i]), remotes[i])
 		}
 	}
 }
 
-// renderOne reads one chart and renders it with each of its value sets; nothing when it renders
-// no CRD whatever its values.
-func renderOne(fsys chartFS, chart, rel string, helm HelmSettings) []*rendering {
+// renderOne reads one chart and renders it with each of its value sets (nothing when it renders
+// no CRD whatever its values), and returns the dependencies it takes from a chart repository.
+func renderOne(fsys chartFS, chart, rel string, helm HelmSettings) ([]*rendering, []Remote) {
 	files, err := fsys.list(chart)
 	if err != nil {
 		return []*rendering{{Chart: chart, Failed: &ChartProblem{Chart: chart, File: chart + "/Chart.yaml", Line: 1,
-			Message: fmt.Sprintf("Helm cannot load chart %s: %v", chart, err)}}}
+			Message: fmt.Sprintf("Helm cannot load chart %s: %v", chart, err)}}}, nil
 	}
+	remotes := chartRemotes(chart, files)
 	if !mayRenderCRDs(files) {
-		return nil
+		return nil, remotes
 	}
 	s := helm.settingsFor(rel, chart)
 	var out []*rendering
 	for _, set := range s.deliveries() {
 		out = append(out, renderChart(chart, files, s, set, helm.KubernetesVersion, fsys.read))
+	}
+	return out, remotes
+}
+
+// chartRemotes are the dependencies of a chart's Chart.yaml that helm fetches from a chart
+// repository (http, https or oci) and that its charts/ folder does not hold: what they install
+// is not in the repository, so crdguard does not check it (crd-left-repository).
+func chartRemotes(chart string, files []chartFile) []Remote {
+	var meta []byte
+	present := map[string]bool{}
+	for _, f := range files {
+		if f.Name == "Chart.yaml" {
+			meta = f.Data
+		}
+		if rest, ok := strings.CutPrefix(f.Name, "charts/"); ok {
+			d, inner, nested := strings.Cut(rest, "/")
+			switch {
+			case nested && inner == "Chart.yaml":
+				var m struct {
+					Name string `json:"name"`
+				}
+				if sigsyaml.Unmarshal(f.Data, &m) == nil {
+					present[m.Name] = true
+				}
+			case !nested && strings.HasSuffix(d, ".tgz"):
+				present[archiveChartName(f.Data)] = true
+			}
+		}
+	}
+	var deps struct {
+		Dependencies []struct {
+			Name, Version, Repository string
+		} `json:"dependencies"`
+	}
+	if meta == nil || sigsyaml.Unmarshal(meta, &deps) != nil {
+		return nil
+	}
+	var out []Remote
+	for _, d := range deps.Dependencies {
+		r := d.Repository
+		if present[d.Name] || !(strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "oci://")) {
+			continue
+		}
+		out = append(out, Remote{File: chart + "/Chart.yaml", Line: entryLine(meta, "repository: "+r), Entry: strings.TrimSpace(r + " " + d.Name + " " + d.Version)})
 	}
 	return out
 }

@@ -144,6 +144,9 @@ func (t *Tree) rel(file string) string {
 	if t.Root == "" {
 		return file
 	}
+	if file == t.Root {
+		return "." // the root itself: a chart compared as the folder named
+	}
 	return strings.TrimPrefix(file, t.Root+"/")
 }
 
