@@ -56,7 +56,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 		}
 	}
 	for _, p := range headUnread.problems {
-		r.Findings = append(r.Findings, rules.Invalid(p, finding.Head))
+		r.Findings = append(r.Findings, rules.Unparsed(p, finding.Head))
 	}
 	for _, d := range newDups {
 		r.Findings = append(r.Findings, rules.Duplicate(d.First, d.Again, finding.Head))

@@ -295,3 +295,59 @@ func TestPathsThatReadNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestReadingFailureIsNotARule: a CRD input crdguard could not read fails the run whatever the
+// configuration says of rules — invalid-crd off or lowered, warn mode, ratcheting — with the same
+// error as without it; a file that paths excludes is never read, so it says nothing.
+func TestReadingFailureIsNotARule(t *testing.T) {
+	plain, err := os.ReadFile("../../testdata/rules/field-removed/leaf/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(plain)
+	broken := brokenForms[0] // YAML that does not parse
+	for _, config := range []string{
+		"rules:\n  invalid-crd: off\n",
+		"rules:\n  invalid-crd: info\n",
+		"mode: warn\n",
+		"ratcheting: true\nfailMode: open\nrules:\n  invalid-crd: warning\n",
+	} {
+		for _, brokenSide := range []string{"base", "head"} {
+			t.Run(strings.ReplaceAll(config, "\n", " ")+brokenSide, func(t *testing.T) {
+				oldText, newText := broken.broken(text), text
+				want := "error invalid-crd widgets.example.com old.yaml:6 base: " + broken.problem + baseUnread
+				if brokenSide == "head" {
+					oldText, newText = text, broken.broken(text)
+					want = "error invalid-crd widgets.example.com new.yaml:6 head: " + broken.problem + refused
+				}
+				oldFile, newFile := writePair(t, oldText, newText)
+				cfg := filepath.Join(filepath.Dir(oldFile), "crdguard.yaml")
+				if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				code, stdout, stderr := runCLI(t, "diff", "--config", cfg, "--format", "json", oldFile, newFile)
+				if code != 1 || stderr != "" {
+					t.Fatalf("exit %d, want 1\n%s%s", code, stdout, stderr)
+				}
+				if got := strings.Join(findingLines(t, stdout), "\n"); got != want {
+					t.Fatalf("findings\n%s\nwant\n%s", got, want)
+				}
+			})
+		}
+	}
+	// The tightening twin: a file outside paths is never read, so its state says nothing.
+	repo := gittest.New(t)
+	repo.Write("config/crd/widgets.yaml", plain)
+	repo.Write("deploy/crds/widgets.yaml", plain)
+	repo.Branch("main", repo.Commit("base"))
+	repo.Write("deploy/crds/widgets.yaml", []byte(broken.broken(text)))
+	repo.Commit("head")
+	cfg := filepath.Join(t.TempDir(), "crdguard.yaml")
+	if err := os.WriteFile(cfg, []byte("paths: [config/crd/**]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "check", "--repo", repo.Dir, "--base", "main", "--head", "HEAD", "--config", cfg, "--format", "json")
+	if got := findingLines(t, stdout); code != 0 || stderr != "" || len(got) != 0 {
+		t.Fatalf("exit %d, findings %q\n%s", code, got, stderr)
+	}
+}

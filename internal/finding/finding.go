@@ -152,6 +152,10 @@ type Finding struct {
 	// objects from this change (a value tightening outside not/oneOf/anyOf/allOf and not a CEL
 	// rule using oldSelf); the policy decides what to do with it.
 	Ratchetable bool `json:"-"`
+	// Unread marks an invalid-crd finding for an input crdguard could not read (YAML that does
+	// not parse, a document that does not decode, a file past the limits): a reading failure,
+	// not a judgement, which no rule setting, ratcheting or warn mode lowers or hides (policy).
+	Unread bool `json:"-"`
 }
 
 // ObjectRef names an object stored in a cluster.

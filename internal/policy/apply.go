@@ -37,21 +37,26 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 	used := make([]bool, len(c.Ignore))
 	lapsed := make([]bool, len(c.Ignore))
 	for _, f := range in {
-		if f.Rule == "unknown-change" && c.FailMode == "open" && f.Severity == finding.Error {
-			f.Severity = finding.Warning
-		}
-		if c.Ratcheting && f.Ratchetable && f.Severity == finding.Error {
-			f.Severity = finding.Warning
-			f.Message += RatchetNote
-		}
-		if o, ok := c.severities[f.Rule]; ok {
-			if o.off {
-				out.Off++
-				continue
+		// A reading failure is not a rule (Finding.Unread): no severity, off, ratcheting,
+		// stability cap or warn mode hides the input crdguard could not read. An ignore entry,
+		// with its reason, still acknowledges it; a file paths excludes is never read at all.
+		if !f.Unread {
+			if f.Rule == "unknown-change" && c.FailMode == "open" && f.Severity == finding.Error {
+				f.Severity = finding.Warning
 			}
-			f.Severity = o.severity
+			if c.Ratcheting && f.Ratchetable && f.Severity == finding.Error {
+				f.Severity = finding.Warning
+				f.Message += RatchetNote
+			}
+			if o, ok := c.severities[f.Rule]; ok {
+				if o.off {
+					out.Off++
+					continue
+				}
+				f.Severity = o.severity
+			}
+			c.capStability(&f)
 		}
-		c.capStability(&f)
 		f.Change = change.ID(&f)
 		if i := c.ignored(&f, today, lapsed); i >= 0 {
 			used[i] = true
@@ -59,7 +64,7 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 			out.Acknowledged = append(out.Acknowledged, Acknowledged{Finding: f, Reason: c.Ignore[i].Reason, By: c.entryName(i)})
 			continue
 		}
-		if c.Mode == "warn" && f.Severity == finding.Error {
+		if c.Mode == "warn" && f.Severity == finding.Error && !f.Unread {
 			f.Severity = finding.Warning
 		}
 		out.Findings = append(out.Findings, f)

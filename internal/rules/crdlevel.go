@@ -60,7 +60,7 @@ var (
 		ID: InvalidCRD, Severity: finding.Error, Level: CRDLevel,
 		Summary: "The CRD does not parse, has a key the CRD API does not define, or fails the API server's own validation.",
 		Advice:  "the API server would refuse it; fix the document",
-		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. A key the CRD API does not define (a typo such as x-kubernetes-preserve-unknown-field, or a field of a newer Kubernetes) is refused by kubectl apply's strict field validation and silently dropped by other clients: it never does what its author meant, and a change to it would be invisible; the finding names the key, its line and the nearest known key. Only what the change introduces or makes worse is reported: a problem the base already had, unchanged, is not. With kubernetesVersion set, every CEL rule new in the change (all rules of a new CRD or version, and rewritten ones) that the API server of that Kubernetes version would refuse is reported too (a 1.N server compiles new rules with the CEL environment of 1.(N-1)), naming the function and the first version that accepts it, and so are selectableFields when that version predates them (before 1.30 the API has no such field). Fix the reported line.",
+		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. A key the CRD API does not define (a typo such as x-kubernetes-preserve-unknown-field, or a field of a newer Kubernetes) is refused by kubectl apply's strict field validation and silently dropped by other clients: it never does what its author meant, and a change to it would be invisible; the finding names the key, its line and the nearest known key. Only what the change introduces or makes worse is reported: a problem the base already had, unchanged, is not. With kubernetesVersion set, every CEL rule new in the change (all rules of a new CRD or version, and rewritten ones) that the API server of that Kubernetes version would refuse is reported too (a 1.N server compiles new rules with the CEL environment of 1.(N-1)), naming the function and the first version that accepts it, and so are selectableFields when that version predates them (before 1.30 the API has no such field). Fix the reported line. An input crdguard could not read at all (it does not parse or decode, or is past the limits on hostile input) is a reading failure, not a judgement: no rules setting (off, a lower severity) or warn mode lowers or hides it; only an ignore entry with a reason acknowledges it.",
 	}
 	duplicateCRD = &Rule{
 		ID: "duplicate-crd", Severity: finding.Warning, Level: CRDLevel,
@@ -94,6 +94,14 @@ func Invalid(p crd.Problem, side finding.Side) finding.Finding {
 	}
 }
 
+// Unparsed builds the invalid-crd finding for a head document that does not parse or decode: a
+// reading failure (Finding.Unread), with Invalid's message.
+func Unparsed(p crd.Problem, side finding.Side) finding.Finding {
+	f := Invalid(p, side)
+	f.Unread = true
+	return f
+}
+
 // Unreadable builds the invalid-crd finding for an input of one side that held a CRD and could
 // not be read, so the change to that CRD cannot be checked: the run fails closed instead of
 // taking the other side's copy for added or removed.
@@ -107,7 +115,7 @@ func Unreadable(p crd.Problem, side finding.Side) finding.Finding {
 		name = "CRD " + p.Name
 	}
 	return finding.Finding{
-		Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: p.Name,
+		Rule: invalidCRD.ID, Severity: invalidCRD.Severity, CRD: p.Name, Unread: true,
 		Message:  fmt.Sprintf("%s: crdguard cannot read %s of %s, so it cannot tell what this change does to it; make the file readable, or review the change by hand and acknowledge it", p.Message, what, name),
 		Location: finding.Location{File: p.File, Line: p.Line, Side: side},
 	}
