@@ -60,9 +60,9 @@ var (
 	}
 	preserveUnknownRemoved = &Rule{
 		ID: "preserve-unknown-fields-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "preserve-unknown-fields-added",
-		Summary: "x-kubernetes-preserve-unknown-fields was dropped, so unknown fields are pruned.",
+		Summary: "x-kubernetes-preserve-unknown-fields was dropped, so unknown fields are pruned (info when it moved from the root to spec and status).",
 		Advice:  "every field the schema does not list is silently deleted from stored objects on their next write; keep the marker, or list every field in use first",
-		Doc:     "Dropping x-kubernetes-preserve-unknown-fields (or spec.preserveUnknownFields) turns on pruning: every field that the schema does not list is removed from objects when they are next written, without an error. Keep the marker, or first describe every field that objects actually carry.",
+		Doc:     "Dropping x-kubernetes-preserve-unknown-fields (or spec.preserveUnknownFields) turns on pruning: every field that the schema does not list is removed from objects when they are next written, without an error. Keep the marker, or first describe every field that objects actually carry. When the marker moves from the root to spec and status (both declared, and every property the root newly declares keeps every value), only top-level fields other than apiVersion, kind, metadata, spec and status are pruned, which objects of a kind do not hold: info saying so. A marker kept on an ancestor does not protect a node that declares its own schema (the API server prunes each declared property by its own schema), so elsewhere the removal stays an error.",
 	}
 	preserveUnknownAdded = &Rule{
 		ID: "preserve-unknown-fields-added", Severity: finding.Info, Level: PropertyLevel,
@@ -193,7 +193,11 @@ func checkFields(n *node) {
 		} else if isTrue(w.XPreserveUnknownFields) {
 			n.emit(preserveUnknownAdded, finding.Head, n.keyAt(finding.Head, kwPreserveUnknownFields), false, true, "%s now keeps unknown fields", n.path)
 		} else {
-			n.emit(preserveUnknownRemoved, finding.Base, n.keyAt(finding.Base, kwPreserveUnknownFields), true, false, "unknown fields under %s will be pruned", n.path)
+			f := n.emit(preserveUnknownRemoved, finding.Base, n.keyAt(finding.Base, kwPreserveUnknownFields), true, false, "unknown fields under %s will be pruned", n.path)
+			if rootKeepsSpecAndStatus(n) {
+				f.Severity = finding.Info
+				f.Message = "the object's top level no longer keeps unknown fields, but spec and status still keep theirs: only top-level fields other than apiVersion, kind, metadata, spec and status are pruned"
+			}
 		}
 	}
 	if n.changed(kwEmbeddedResource) {
@@ -312,6 +316,28 @@ func checkMapValuesTyped(n *node) {
 // anyValues are the values tried, in turn, as an entry of a map whose values became typed: one
 // of each JSON kind, so that whatever the value schema asks, one of them is likely refused.
 var anyValues = []any{int64(0), "a", true, map[string]any{}, []any{}, 0.5}
+
+// rootKeepsSpecAndStatus reports whether n is the root and every property it newly declares
+// (spec and status among them) keeps every value, so dropping the root's marker prunes only
+// top-level keys an object of the kind does not use; a property old already declared was
+// pruned by its own schema before, and its own rules compare it.
+func rootKeepsSpecAndStatus(n *node) bool {
+	if n.parent != nil || n.new.AdditionalProperties != nil {
+		return false
+	}
+	if _, ok := n.new.Properties["spec"]; !ok {
+		return false
+	}
+	if _, ok := n.new.Properties["status"]; !ok {
+		return false
+	}
+	for name, s := range n.new.Properties {
+		if _, declared := n.old.Properties[name]; !declared && !keepsEveryValue(n.e.pair.New, &s) {
+			return false
+		}
+	}
+	return true
+}
 
 // keepsEveryValue reports whether a node of c keeps every key of its objects with any value: an
 // object (or untyped node) with no properties and no value schema that keeps unknown fields, by
