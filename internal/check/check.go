@@ -100,6 +100,7 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 	r.Notices = append(r.Notices, helmNotices...)
 	newCopies(old, pairs, perPair)
 	locateCopies(pairs, copyOf, perPair)
+	mergeCopies(pairs, perPair)
 	for _, fs := range perPair {
 		r.Findings = append(r.Findings, fs...)
 	}

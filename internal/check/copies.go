@@ -1,6 +1,11 @@
 package check
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
 )
@@ -45,12 +50,7 @@ func locateCopies(pairs []crd.Pair, copyOf []int, perPair [][]finding.Finding) {
 	for j, others := range copies {
 		for k := range perPair[j] {
 			f := &perPair[j][k]
-			doc := func(p crd.Pair) *crd.CRD {
-				if f.Location.Side == finding.Base {
-					return p.Old
-				}
-				return p.New
-			}
+			doc := func(p crd.Pair) *crd.CRD { return docOf(p, f.Location.Side) }
 			own := doc(pairs[j])
 			if own == nil || own.File != f.Location.File {
 				continue
@@ -71,4 +71,106 @@ func locateCopies(pairs []crd.Pair, copyOf []int, perPair [][]finding.Finding) {
 			}
 		}
 	}
+}
+
+// mergeCopies makes the findings that say the same thing of several copies of one CRD one
+// finding naming every copy's place. Copies that are the same text were compared once
+// (sameCopies); copies that differ elsewhere — a label of their own, another bundle's
+// formatting — are compared each, and the change they share must not come out once per file
+// (issue 46). Only findings located in their own pair's documents are merged, only across
+// pairs, and only when everything but the place is equal; the finding first in file order
+// hosts the others' places.
+func mergeCopies(pairs []crd.Pair, perPair [][]finding.Finding) {
+	type ref struct{ pair, at int }
+	groups := map[string][]ref{}
+	var order []string
+	for i, fs := range perPair {
+		for k := range fs {
+			f := &fs[k]
+			if own := docOf(pairs[i], f.Location.Side); own == nil || own.File != f.Location.File {
+				continue
+			}
+			key := sameSaying(f)
+			if _, ok := groups[key]; !ok {
+				order = append(order, key)
+			}
+			groups[key] = append(groups[key], ref{i, k})
+		}
+	}
+	drop := map[ref]bool{}
+	for _, key := range order {
+		g := groups[key]
+		distinct := map[int]bool{}
+		for _, r := range g {
+			distinct[r.pair] = true
+		}
+		if len(distinct) != len(g) || len(g) < 2 {
+			continue // one pair says it twice, or no other copy says it
+		}
+		host := g[0]
+		for _, r := range g[1:] {
+			a, b := perPair[r.pair][r.at].Location, perPair[host.pair][host.at].Location
+			if a.File < b.File || a.File == b.File && a.Line < b.Line {
+				host = r
+			}
+		}
+		var locs []finding.Location
+		seen := map[finding.Location]bool{}
+		for _, r := range g {
+			f := perPair[r.pair][r.at]
+			for _, l := range append([]finding.Location{f.Location}, f.Locations...) {
+				if !seen[l] {
+					seen[l] = true
+					locs = append(locs, l)
+				}
+			}
+			if r != host {
+				drop[r] = true
+			}
+		}
+		finding.SortLocations(locs)
+		perPair[host.pair][host.at].Locations = locs
+	}
+	if len(drop) == 0 {
+		return
+	}
+	for i, fs := range perPair {
+		kept := fs[:0]
+		for k, f := range fs {
+			if !drop[ref{i, k}] {
+				kept = append(kept, f)
+			}
+		}
+		perPair[i] = kept
+	}
+}
+
+// docOf is a pair's document on one side.
+func docOf(p crd.Pair, side finding.Side) *crd.CRD {
+	if side == finding.Base {
+		return p.Old
+	}
+	return p.New
+}
+
+// sameSaying is what a finding says, everything but where: two copies' findings with the same
+// key are one change of one CRD.
+func sameSaying(f *finding.Finding) string {
+	var b strings.Builder
+	for _, s := range []string{f.Rule, f.Severity.String(), f.CRD, f.Version, f.Path, f.Message, string(f.Before), string(f.After),
+		f.Baseline, string(f.Example), f.Object, f.Builtin, f.Subject, f.RuleMessage, f.RuleMessageExpression, string(f.Location.Side),
+		strconv.FormatBool(f.Ratchetable)} {
+		b.WriteString(strconv.Quote(s))
+	}
+	if f.ExampleUpdate != nil {
+		u, _ := json.Marshal(f.ExampleUpdate)
+		b.Write(u)
+	}
+	if f.Source != nil {
+		fmt.Fprintf(&b, "%q:%d:%s", f.Source.File, f.Source.Line, f.Source.Side)
+	}
+	if f.Stored != nil {
+		fmt.Fprintf(&b, "%+v", *f.Stored)
+	}
+	return b.String()
 }
