@@ -300,7 +300,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	findings := dec.Findings
 	acks := append(append([]policy.Acknowledged{}, out.Acknowledged...), dec.Acknowledged...)
 	rep := report.Report{Findings: findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: notices,
-		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, Forced: r.target.forced}, Acknowledged: acks}
+		Compared: &report.Compared{Base: res.Base, Head: res.Head, MergeBase: res.MergeBase, Forced: r.target.forced}, Acknowledged: acks, Root: absOr(workspace)}
 
 	if r.target.pr != 0 {
 		rep.PullRequest = &report.PullRequest{Number: r.target.pr, Base: r.target.base, Head: r.target.head}
@@ -537,6 +537,14 @@ func verdict(rep report.Report, fails, acknowledged bool, label, kind string, ac
 		compared += "; " + report.Count(acked, "change") + " acknowledged"
 	}
 	return github.Success, "No breaking CRD changes (" + compared + ")", ""
+}
+
+// absOr is path made absolute, or path itself when it cannot be.
+func absOr(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // writeReport writes rep in a format to path, relative to the workspace.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/check"
@@ -56,6 +57,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	cfg, err := c.flags.loadConfig(root)
 	if err != nil {
 		return c.fail(err)
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		c.root = abs // findings name files relative to the repository
 	}
 	if len(paths) > 0 {
 		cfg.Paths = nil

@@ -156,6 +156,8 @@ type command struct {
 	flags  commonFlags
 	stdout io.Writer
 	stderr io.Writer
+	// root is the absolute folder the findings' relative paths are relative to (report.Root).
+	root string
 }
 
 func newCommand(name string, stdout, stderr io.Writer) *command {
@@ -198,7 +200,7 @@ func (c *command) finish(cfg *policy.Config, res check.Result, compared *report.
 	fails := failOn.Fails(out.Findings)
 	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: append(res.Notices, out.Notices...), Compared: compared,
 		Verdict: &report.Verdict{Fails: fails, Label: cfg.AcknowledgeLabel}, ShowInfo: c.flags.showInfo, Verbose: c.flags.verbose,
-		Acknowledged: out.Acknowledged}
+		Acknowledged: out.Acknowledged, Root: c.root}
 	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
 		return c.fail(err)
 	}
@@ -221,6 +223,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	cfg, err := c.flags.loadConfig(".")
 	if err != nil {
 		return c.fail(err)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		c.root = wd // the files named are relative to it
 	}
 	if err := cluster.validate(); err != nil {
 		return c.fail(err)

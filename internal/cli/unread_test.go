@@ -351,3 +351,55 @@ func TestReadingFailureIsNotARule(t *testing.T) {
 		t.Fatalf("exit %d, findings %q\n%s", code, got, stderr)
 	}
 }
+
+// TestDiffSARIFPaths: `diff --format sarif` names files given by absolute paths outside the
+// working directory with absolute file:// URIs (no uriBaseId: SARIF1004), and files given
+// relative to it relative to %SRCROOT%.
+func TestDiffSARIFPaths(t *testing.T) {
+	plain, err := os.ReadFile("../../testdata/rules/field-removed/leaf/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newText, err := os.ReadFile("../../testdata/rules/field-removed/leaf/new.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldFile, newFile := writePair(t, string(plain), string(newText))
+	uris := func(args ...string) []string {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, append([]string{"diff", "--format", "sarif"}, args...)...)
+		if code != 1 || stderr != "" {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct {
+								URI       string `json:"uri"`
+								URIBaseID string `json:"uriBaseId"`
+							} `json:"artifactLocation"`
+						} `json:"physicalLocation"`
+					} `json:"locations"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &log); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range log.Runs[0].Results {
+			a := r.Locations[0].PhysicalLocation.ArtifactLocation
+			out = append(out, a.URIBaseID+" "+a.URI)
+		}
+		return out
+	}
+	if got, want := uris(oldFile, newFile), " file://"+filepath.ToSlash(oldFile); len(got) != 1 || got[0] != want {
+		t.Fatalf("absolute paths: %q, want [%q]", got, want)
+	}
+	t.Chdir(filepath.Dir(oldFile))
+	if got, want := uris("old.yaml", "new.yaml"), "%SRCROOT% old.yaml"; len(got) != 1 || got[0] != want {
+		t.Fatalf("relative paths: %q, want [%q]", got, want)
+	}
+}

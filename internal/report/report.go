@@ -34,6 +34,9 @@ type Report struct {
 	Acknowledged []policy.Acknowledged
 	// PullRequest is the pull request an Action run compared, when there is one.
 	PullRequest *PullRequest
+	// Root is the absolute folder that relative file paths are relative to (SARIF's %SRCROOT%):
+	// the working directory of a diff, the repository of a check; "" when unknown.
+	Root string
 }
 
 // PullRequest names the pull request a run compared (DESIGN §7): its number and the base and

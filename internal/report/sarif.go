@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -81,7 +82,7 @@ func SARIF(w io.Writer, r Report) error {
 			region.WithEndColumn(h.EndColumn)
 		}
 		loc := sarif.NewPhysicalLocation().
-			WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(file)).WithUriBaseId(srcRoot)).
+			WithArtifactLocation(artifactLocation(file, r.Root)).
 			WithRegion(region)
 		result := run.CreateResultForRule(f.Rule).
 			WithLevel(sarifLevels[f.Severity]).
@@ -97,7 +98,7 @@ func SARIF(w io.Writer, r Report) error {
 				rel.WithMessage(sarif.NewTextMessage(Defuse(fmt.Sprintf("Go source: %s:%d of the base version", src.File, src.Line))))
 			} else {
 				rel.WithPhysicalLocation(sarif.NewPhysicalLocation().
-					WithArtifactLocation(sarif.NewSimpleArtifactLocation(artifactURI(src.File)).WithUriBaseId(srcRoot)).
+					WithArtifactLocation(artifactLocation(src.File, r.Root)).
 					WithRegion(sarif.NewRegion().WithStartLine(max(src.Line, 1))))
 			}
 			result.AddRelatedLocation(rel)
@@ -188,6 +189,30 @@ func sarifContext(run *sarif.Run, compared *Compared, notices []string) {
 		inv.AddTToolExecutionNotification(sarif.NewNotification().WithLevel("note").WithTextMessage(Defuse(n)))
 	}
 	run.AddInvocations(inv)
+}
+
+// artifactLocation is where a file is, as SARIF's rule for uriBaseId asks (SARIF1004: a uri with
+// a uriBaseId is a relative reference): relative to %SRCROOT% (root) when the file is under it,
+// else an absolute file:// URI without uriBaseId — an absolute path outside root, or a relative
+// one that leaves it (../crd.yaml). Without a root, a relative path stays relative to %SRCROOT%.
+func artifactLocation(path, root string) *sarif.ArtifactLocation {
+	abs := path
+	if !filepath.IsAbs(path) {
+		if root == "" {
+			return sarif.NewSimpleArtifactLocation(artifactURI(filepath.ToSlash(path))).WithUriBaseId(srcRoot)
+		}
+		abs = filepath.Join(root, path)
+	}
+	if root != "" {
+		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return sarif.NewSimpleArtifactLocation(artifactURI(filepath.ToSlash(rel))).WithUriBaseId(srcRoot)
+		}
+	}
+	slash := filepath.ToSlash(abs)
+	if !strings.HasPrefix(slash, "/") { // C:/… on Windows
+		slash = "/" + slash
+	}
+	return sarif.NewSimpleArtifactLocation((&url.URL{Scheme: "file", Path: slash}).String())
 }
 
 // artifactURI makes a repository-relative path a relative URI reference: spaces, %, # and other
