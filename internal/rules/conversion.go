@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -105,8 +106,14 @@ func reportConversionMissing(e *emitter, storage, served string, fresh []servedD
 	if len(shown) > 3 {
 		shown = append(shown[:3:3], fmt.Sprintf("%d more differences", len(paths)-3))
 	}
-	f := e.version(conversionMissing, served, finding.Head, e.pair.New.VersionPath(served), storage, served,
-		"served version %s %s, unlike the storage version %s, while conversion strategy is None", served, joinAnd(shown), storage)
+	what := fmt.Sprintf("served version %s %s, unlike the storage version %s, while conversion strategy is None", served, joinAnd(shown), storage)
+	f := e.version(conversionMissing, served, finding.Head, e.pair.New.VersionPath(served), storage, served, "%s", what)
+	if keptAsUnknown(e.pair.New, storage, served, fresh) {
+		// The advice (objects are pruned to the version's schema) does not hold here.
+		f.Severity = finding.Info
+		f.Message = what + ", but no value is lost: each field only one of them declares is under an object that keeps unknown fields in both, and accepts any object where declared, so reads and writes through either version keep it"
+		return
+	}
 	switch {
 	case len(stored) > 0:
 		f.Severity = finding.Error
@@ -117,6 +124,50 @@ func reportConversionMissing(e *emitter, storage, served string, fresh []servedD
 	case len(added) > 0:
 		f.Message += "; writes through " + served + " delete only fields new in this change (" + strings.Join(added, ", ") + "), which no stored object has yet"
 	}
+}
+
+// keptAsUnknown reports whether every difference between the storage and a served version is a
+// field only one of them declares that both keep anyway: its parent keeps unknown fields in both
+// schemas, and where declared it keeps every key and value and checks nothing but being an
+// object, so neither version prunes it (the version that declares a field prunes by that field's
+// own schema, even under a parent that keeps unknown fields). A validation difference is never
+// kept: one version refuses what the other stores.
+func keptAsUnknown(c *crd.CRD, storage, served string, diffs []servedDiff) bool {
+	schemas := [2]*apiextv1.JSONSchemaProps{schemaOf(findVersion(c.Object, storage)), schemaOf(findVersion(c.Object, served))}
+	for _, d := range diffs {
+		if d.rule != fieldUnlisted.ID && d.rule != fieldAdded.ID {
+			return false
+		}
+		declared := 0
+		for _, s := range schemas {
+			node, parent := locate(s, d.path)
+			if parent == nil || !(c.Object.Spec.PreserveUnknownFields || isTrue(parent.XPreserveUnknownFields)) {
+				return false
+			}
+			if node != nil {
+				if !acceptsAnyObject(c, node) {
+					return false
+				}
+				declared++
+			}
+		}
+		if declared != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// acceptsAnyObject reports whether a schema keeps every key and value of an object and checks
+// nothing else: no keyword but its documentation, type object (or none) and unknown fields kept.
+func acceptsAnyObject(c *crd.CRD, s *apiextv1.JSONSchemaProps) bool {
+	if !keepsEveryValue(c, s) {
+		return false
+	}
+	rest := *s
+	rest.Description, rest.Title, rest.Example, rest.ExternalDocs = "", "", nil, nil
+	rest.Type, rest.XPreserveUnknownFields = "", nil
+	return reflect.DeepEqual(rest, apiextv1.JSONSchemaProps{})
 }
 
 // servedDifference says how a served version differs from the storage version at one place, in
@@ -161,7 +212,7 @@ func servedDifference(d servedDiff, n int) string {
 
 // servedVerbs phrase the differences that are about the place itself.
 var servedVerbs = map[string]string{
-	"field-removed": "lacks", "field-added": "has", "required-added": "requires", "required-removed": "does not require",
+	"field-removed": "lacks", "field-unlisted": "lacks", "field-added": "has", "required-added": "requires", "required-removed": "does not require",
 	"nullable-added": "allows null at", "nullable-removed": "does not allow null at",
 	"enum-value-added": "allows more values at", "enum-value-removed": "allows fewer values at",
 }
@@ -197,19 +248,27 @@ func servedDiffs(c *crd.CRD, from, to string) []servedDiff {
 // hasPath reports whether a schema describes the property at a finding path (.spec.a,
 // .spec.list[*].b, .spec.map.*, .spec["a.b"]).
 func hasPath(s *apiextv1.JSONSchemaProps, path string) bool {
+	node, _ := locate(s, path)
+	return node != nil
+}
+
+// locate finds the schema of the property at a finding path and of its parent; the parent is
+// found even when the property itself is not declared, and is nil when the path breaks earlier.
+func locate(s *apiextv1.JSONSchemaProps, path string) (node, parent *apiextv1.JSONSchemaProps) {
 	rest := strings.TrimPrefix(path, ".")
 	for s != nil && rest != "" {
+		parent = s
 		switch {
 		case strings.HasPrefix(rest, "[*]"):
 			if s.Items == nil {
-				return false
+				return nil, parentIf(rest[3:] == "", s)
 			}
 			s, rest = s.Items.Schema, rest[3:]
 		case strings.HasPrefix(rest, "["):
 			q, err := strconv.QuotedPrefix(rest[1:])
 			name, uerr := strconv.Unquote(q)
 			if err != nil || uerr != nil || !strings.HasPrefix(rest[1+len(q):], "]") {
-				return false
+				return nil, nil
 			}
 			s, rest = property(s, name), rest[1+len(q)+1:]
 		default:
@@ -221,7 +280,7 @@ func hasPath(s *apiextv1.JSONSchemaProps, path string) bool {
 			name := rest[:end]
 			if name == "*" {
 				if s.AdditionalProperties == nil {
-					return false
+					return nil, parentIf(rest[end:] == "", s)
 				}
 				s = s.AdditionalProperties.Schema
 			} else {
@@ -230,7 +289,17 @@ func hasPath(s *apiextv1.JSONSchemaProps, path string) bool {
 			rest = rest[end:]
 		}
 	}
-	return s != nil
+	if rest != "" {
+		return nil, nil
+	}
+	return s, parent
+}
+
+func parentIf(last bool, s *apiextv1.JSONSchemaProps) *apiextv1.JSONSchemaProps {
+	if last {
+		return s
+	}
+	return nil
 }
 
 func property(s *apiextv1.JSONSchemaProps, name string) *apiextv1.JSONSchemaProps {
