@@ -17,18 +17,22 @@ type VersionFacts struct {
 }
 
 // ReadVersionFacts returns the version facts of the CRDs of a manifest whose metadata.name is
-// one of names. Only the documents that mention one of the names are parsed. ok is false when
-// such a document does not parse: what that revision stored is unknown.
+// one of names. A document is scanned (to its name when it is another CRD); the YAML parser
+// reads only what the scanner gives up on and mentions one of the names. ok is false when such
+// a document does not parse: what that revision stored is unknown.
 func ReadVersionFacts(data []byte, names map[string]bool) (out []VersionFacts, ok bool) {
 	ok = true
 	for _, doc := range splitDocuments(data) {
-		if !bytes.Contains(doc, []byte(Kind)) || !mentionsAny(doc, names) {
+		if !bytes.Contains(doc, []byte(Kind)) {
 			continue
 		}
-		if f, kind, ok := scanVersionFacts(doc); ok && kind != "List" {
+		if f, kind, ok := scanVersionFacts(doc, names); ok && kind != "List" {
 			if kind == Kind && names[f.Name] {
 				out = append(out, f)
 			}
+			continue
+		}
+		if !mentionsAny(doc, names) {
 			continue
 		}
 		nodes, problems := parseDocuments("", doc)

@@ -26,6 +26,8 @@ func TestReadVersionFacts(t *testing.T) {
 		{"v1beta1's single version", fmt.Sprintf(crdHead, "a.example.com") + "  version: v1beta1\n", "[{a.example.com [v1beta1] []}]", true},
 		{"a List", `{"kind": "List", "items": [{"kind": "CustomResourceDefinition", "metadata": {"name": "a.example.com"}, "spec": {"versions": [{"name": "v2", "storage": true}]}}]}`, "[{a.example.com [v2] []}]", true},
 		{"another CRD that does not parse", fmt.Sprintf(crdHead, "b.example.com") + "  versions: [\n---\n" + fmt.Sprintf(crdHead, "a.example.com") + "  versions:\n  - name: v1\n    storage: true\n", "[{a.example.com [v1] []}]", true},
+		{"name before kind", "apiVersion: apiextensions.k8s.io/v1\nmetadata:\n  name: a.example.com\nkind: CustomResourceDefinition\nspec:\n  versions:\n  - name: v1\n    storage: true\n", "[{a.example.com [v1] []}]", true},
+		{"a block List with a name of its own, before its kind", "apiVersion: v1\nmetadata:\n  name: b.example.com\nkind: List\nitems:\n- apiVersion: apiextensions.k8s.io/v1\n  kind: CustomResourceDefinition\n  metadata:\n    name: a.example.com\n  spec:\n    versions:\n    - name: v3\n      storage: true\n", "[{a.example.com [v3] []}]", true},
 		{"the CRD asked about does not parse", fmt.Sprintf(crdHead, "a.example.com") + "  versions: [\n", "[]", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,7 +70,7 @@ func TestScanVersionFactsAgreesWithYAML(t *testing.T) {
 			if len(parsed) != 1 {
 				continue
 			}
-			got, kind, ok := scanVersionFacts(doc)
+			got, kind, ok := scanVersionFacts(doc, nil)
 			if !ok {
 				gaveUp++
 				continue
@@ -92,7 +94,7 @@ func TestScanVersionFactsSeveralVersions(t *testing.T) {
 	for i, v := range []string{"v1alpha1", "v1beta1", "v1"} {
 		fmt.Fprintf(&b, "  - name: %s\n    served: true\n    storage: %t\n    deprecated: %t\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          a:\n            type: string\n", v, i == 0, i == 1)
 	}
-	got, kind, ok := scanVersionFacts([]byte(b.String()))
+	got, kind, ok := scanVersionFacts([]byte(b.String()), nil)
 	if want := "{a.example.com [v1alpha1] [v1beta1]}"; fmt.Sprint(got) != want || kind != Kind || !ok {
 		t.Errorf("got %v %s %v, want %s", got, kind, ok, want)
 	}

@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -11,7 +12,9 @@ import (
 // place is its keys' path from the root, by indentation; only a few paths matter. ok is false
 // when a line on such a path is anything else (a flow collection, an anchor, an alias, a tag, a
 // merge or complex key), or for tabs, directives and JSON: the caller parses the document then.
-func scanVersionFacts(doc []byte) (f VersionFacts, kind string, ok bool) {
+// With names, a CRD whose metadata.name is not one of them is left as soon as its name is read
+// (f has only the name): most documents of a bundle are other CRDs.
+func scanVersionFacts(doc []byte, names map[string]bool) (f VersionFacts, kind string, ok bool) {
 	var stack []scanFrame
 	type version struct {
 		name                string
@@ -20,22 +23,26 @@ func scanVersionFacts(doc []byte) (f VersionFacts, kind string, ok bool) {
 	var versions []version
 	var specVersion string
 	last := -1 // the index of the spec.versions item read last
-	text := string(doc)
+	// The document stays bytes: only the few lines on a fact's path become strings, so nothing
+	// kept (names of CRDs and versions) holds the document's memory.
+	text := doc
 	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
+		raw := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			raw, text = text[:i], text[i+1:]
 		} else {
-			text = ""
+			text = nil
 		}
-		content := strings.TrimLeft(line, " ")
-		d := len(line) - len(content)
+		d := 0
+		for d < len(raw) && raw[d] == ' ' {
+			d++
+		}
 		// Facts lie four keys deep at most (spec.versions[i].storage): a line below a fourth
 		// frame is never read, which is nearly every line of a schema.
 		if len(stack) >= 4 && d > stack[3].indent {
 			continue
 		}
-		content = strings.TrimRight(content, " \r")
+		content := string(bytes.TrimRight(raw[d:], " \r"))
 		if content == "" || content[0] == '#' {
 			continue
 		}
@@ -101,6 +108,9 @@ func scanVersionFacts(doc []byte) (f VersionFacts, kind string, ok bool) {
 				kind = v
 			case "metadata.name":
 				f.Name = v
+				if names != nil && kind == Kind && !names[v] {
+					return f, kind, true
+				}
 			case "spec.version":
 				specVersion = v
 			default:

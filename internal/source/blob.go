@@ -58,5 +58,27 @@ func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer rd.Close()
-	return readCapped(path, rd)
+	return readSized(path, rd, blob.Size)
+}
+
+// readSized reads at most MaxFileSize+1 bytes of a content whose size is known into one buffer
+// of that size, where reading to the end would grow one by doubling (twice the bytes copied and
+// collected, on every file of every revision the history reads).
+func readSized(path string, r io.Reader, size int64) ([]byte, error) {
+	data := make([]byte, min(max(size, 0), MaxFileSize)+1)
+	n, err := io.ReadFull(r, data)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return data[:n], nil // the usual end: one byte short of the buffer
+	case err != nil:
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	case int64(n) > MaxFileSize:
+		return data, nil // oversized: noticed without being read whole
+	}
+	// More than the size said: read on, as far as the cap.
+	rest, err := readCapped(path, io.LimitReader(r, MaxFileSize+1-int64(n)))
+	if err != nil {
+		return nil, err
+	}
+	return append(data, rest...), nil
 }

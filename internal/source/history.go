@@ -26,9 +26,9 @@ import (
 // One walk answers every CRD's questions: release tags first, oldest first (a version is named
 // by the oldest release that stored it), then the commits reachable from the base, oldest
 // first, and it stops as soon as every question is answered. Trees share most of their subtrees
-// between revisions, so each subtree is read once (by hash), and each blob once: a cheap text
-// test (does it mention a CRD asked about at all) before parsing, and then only the documents of
-// those CRDs, and of them only their versions (crd.ReadVersionFacts).
+// between revisions, so each subtree is read once (by hash), and each blob once: a cheap
+// text test (does it hold a CRD at all) first, then a line scan of each CRD document to its name,
+// and of the CRDs asked about to their versions (crd.ReadVersionFacts).
 
 // MaxHistoryCommits bounds the commits whose trees the history reads after the release tags: a
 // cap, so that a run over a repository of 25,000 commits stays a pull-request check.
@@ -225,7 +225,7 @@ func (w *historyWalk) blob(e object.TreeEntry) []crd.VersionFacts {
 	switch {
 	case err != nil:
 		w.missing(e.Hash)
-	case len(data) <= MaxFileSize && bytes.Contains(data, []byte(crd.Kind)) && mentionsName(data, w.names):
+	case len(data) <= MaxFileSize && bytes.Contains(data, []byte(crd.Kind)):
 		out, _ = crd.ReadVersionFacts(data, w.names) // a revision that does not parse says nothing
 	}
 	w.blobs[e.Hash] = out
@@ -237,15 +237,6 @@ func (w *historyWalk) missing(hash plumbing.Hash) {
 		w.unread = map[plumbing.Hash]bool{}
 	}
 	w.unread[hash] = true
-}
-
-func mentionsName(data []byte, names map[string]bool) bool {
-	for n := range names {
-		if bytes.Contains(data, []byte(n)) {
-			return true
-		}
-	}
-	return false
 }
 
 // release is a release tag and its commit's tree.
