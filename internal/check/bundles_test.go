@@ -175,6 +175,9 @@ func TestGitKustomizationUnlists(t *testing.T) {
 			name:   "kustomization that does not parse in head",
 			before: map[string]string{k: listing("bases/applications.yaml", "bases/appprojects.yaml"), "config/crd/bases/applications.yaml": apps, "config/crd/bases/appprojects.yaml": projects},
 			after:  map[string]string{k: listing("bases/applications.yaml") + "resources: [\n", "config/crd/bases/appprojects.yaml": "# touched\n" + projects},
+			// kubectl apply -k refuses it: what it installs is not known, and that fails closed.
+			want:    "kustomization-not-built    " + k + ":1 head\n",
+			message: "kustomize cannot build this kustomization, so what kubectl apply -k installs from it is not known: invalid Kustomization: yaml: line 5: did not find expected node content; fix it so that kustomize build accepts it, or leave it out with exclude in .crdguard.yaml",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,9 +45,11 @@ func TestGitKustomizationFolders(t *testing.T) {
 		{"the folder replaced by a remote file", nil, map[string]string{ns: k(url, "../base")}, gone("applications") + gone("appprojects"), []string{remNo}},
 		// Twins: the same files installed.
 		{"still lists the folder", nil, map[string]string{ns: k("../crds", "../base") + "commonLabels: {app: argocd}\n"}, "", nil},
-		{"the folder's files listed one by one", nil, map[string]string{ns: k("../crds/application-crd.yaml", "../crds/appproject-crd.yaml", "../base")}, "", nil},
+		// kubectl apply -k refuses files outside the kustomization's folder, and a cycle:
+		// kustomize's error at the entry, what the kustomization installs unknown.
+		{"the folder's files listed one by one", nil, map[string]string{ns: k("../crds/application-crd.yaml", "../crds/appproject-crd.yaml", "../base")}, "kustomization-not-built    " + ns + ":4 head\n", nil},
 		{"the CRD folder through another folder", nil, map[string]string{ns: k("../wrap", "../base"), wrap: k("../crds")}, "", nil},
-		{"a cycle", nil, map[string]string{ns: k("../crds", "../base", "../loop"), "manifests/loop/kustomization.yaml": k("../namespace-install")}, "", nil},
+		{"a cycle", nil, map[string]string{ns: k("../crds", "../base", "../loop"), "manifests/loop/kustomization.yaml": k("../namespace-install")}, "kustomization-not-built    " + ns + ":6 head\n", nil},
 		{"a local folder that looks like a host", nil, map[string]string{ns: k("../crds", "../base", "config.d/x"), "manifests/namespace-install/config.d/x/kustomization.yaml": k("cm.yaml"),
 			"manifests/namespace-install/config.d/x/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"}, "", nil},
 	} {
@@ -185,5 +187,71 @@ func TestKustomizationLeavesFolder(t *testing.T) {
 				t.Errorf("findings\n%s\nwant\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// Issue 41 item 5: kustomizations are built by kustomize, so the conversion webhook patch of
+// kubebuilder's project counts however the kustomization brings it — through a component, onto a
+// nested base, or from the kustomization above config/crd — as kubectl apply -k applies it. The
+// findings stay at the lines of the definition's own file. Without the patch the new v2 is
+// conversion-missing; each shape below lost the patch before (hand-made rendering of the
+// kustomization in the definition's folder only).
+func TestKustomizeBuildsAsKubectlApplies(t *testing.T) {
+	const removed = "field-removed widgets.example.com v1 .spec.color config/crd/bases/example.com_widgets.yaml:31 base\n" +
+		"max-added widgets.example.com v1 .spec.size config/crd/bases/example.com_widgets.yaml:34 head\n"
+	const missing = "conversion-missing widgets.example.com v2  config/crd/bases/example.com_widgets.yaml:44 head\n"
+	const samples = "sample-pruned widgets.example.com v1 .spec.color config/samples/example_v1_widget.yaml:9 head\n" +
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/generated.yaml:7 head\n"
+	const crdK = "config/crd/kustomization.yaml"
+	patch := "config/crd/patches/webhook_in_widgets.yaml"
+	shape := func(files map[string][]byte, change map[string]string) map[string][]byte {
+		out := map[string][]byte{}
+		for k, v := range files {
+			out[k] = v
+		}
+		for k, v := range change {
+			if v == "" {
+				delete(out, k)
+				continue
+			}
+			out[k] = []byte(v)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(files map[string][]byte) map[string]string
+		want   string
+	}{
+		{"patch from a component", func(files map[string][]byte) map[string]string {
+			return map[string]string{
+				crdK:                                     "resources:\n- bases/example.com_widgets.yaml\ncomponents:\n- ../webhook\n",
+				"config/webhook/kustomization.yaml":      "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n- path: webhook_in_widgets.yaml\n",
+				"config/webhook/webhook_in_widgets.yaml": string(files[patch]), patch: "",
+			}
+		}, removed + samples},
+		{"patch onto a nested base", func(files map[string][]byte) map[string]string {
+			return map[string]string{
+				crdK:                                  "resources:\n- bases\npatches:\n- path: patches/webhook_in_widgets.yaml\n",
+				"config/crd/bases/kustomization.yaml": "resources:\n- example.com_widgets.yaml\n",
+			}
+		}, removed + samples},
+		{"patch from the kustomization above", func(files map[string][]byte) map[string]string {
+			return map[string]string{
+				crdK:                        "resources:\n- bases/example.com_widgets.yaml\n",
+				"config/kustomization.yaml": "resources:\n- crd\npatches:\n- path: crd/patches/webhook_in_widgets.yaml\n",
+			}
+		}, removed + samples},
+		// Twin: the kustomization above lists the definitions without the patch.
+		{"no patch above", func(files map[string][]byte) map[string]string {
+			return map[string]string{
+				crdK:                        "resources:\n- bases/example.com_widgets.yaml\n",
+				"config/kustomization.yaml": "resources:\n- crd\n",
+			}
+		}, removed + missing + samples},
+	} {
+		old, new := kubebuilderFiles(t, "old"), kubebuilderFiles(t, "new")
+		old, new = shape(old, tc.change(old)), shape(new, tc.change(new))
+		compareBothWays(t, tc.name, old, new, tc.want)
 	}
 }

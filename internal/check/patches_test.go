@@ -83,44 +83,52 @@ func TestKubebuilderPatches(t *testing.T) {
 		// Patches that carry values filled in at install time still set the strategy.
 		{"patch with install-time placeholders", withPlaceholders(old), withPlaceholders(new), removed + samples},
 	} {
-		t.Run("diff/"+tc.name, func(t *testing.T) {
-			dirs := [2]string{t.TempDir(), t.TempDir()}
-			for i, files := range []map[string][]byte{tc.old, tc.new} {
-				for name, data := range files {
-					writeFile(t, filepath.Join(dirs[i], name), data)
-				}
-			}
-			oldTree, err := source.ReadPath(dirs[0], false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			newTree, err := source.ReadPath(dirs[1], true)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := Trees(oldTree, newTree, rules.Options{})
-			got := strings.ReplaceAll(strings.ReplaceAll(located(res.Findings), dirs[0]+"/", ""), dirs[1]+"/", "")
-			if got != tc.want || res.CRDs != 1 || len(res.Notices) != 0 {
-				t.Errorf("findings:\n%s\nwant:\n%s\nCRDs %d, notices %v", got, tc.want, res.CRDs, res.Notices)
-			}
-		})
-		t.Run("git/"+tc.name, func(t *testing.T) {
-			tr := newTestRepo(t)
-			for name, data := range tc.old {
-				tr.Write(name, data)
-			}
-			tr.Branch("main", tr.Commit("base"))
-			for name, data := range tc.new {
-				tr.Write(name, data)
-			}
-			tr.Commit("head")
-			res := tr.check(GitOptions{Base: "main"})
-			assertFindings(t, res, tc.want)
-			if res.CRDs != 1 || len(res.Notices) != 0 {
-				t.Errorf("CRDs %d, notices %v", res.CRDs, res.Notices)
-			}
-		})
+		compareBothWays(t, tc.name, tc.old, tc.new, tc.want)
 	}
+}
+
+// compareBothWays compares two sides of one project (files by path) as two folders with diff
+// and as two commits in git mode, and checks the findings (at their lines), that one CRD is
+// compared and that nothing is noticed.
+func compareBothWays(t *testing.T, name string, old, new map[string][]byte, want string) {
+	t.Helper()
+	t.Run("diff/"+name, func(t *testing.T) {
+		dirs := [2]string{t.TempDir(), t.TempDir()}
+		for i, files := range []map[string][]byte{old, new} {
+			for name, data := range files {
+				writeFile(t, filepath.Join(dirs[i], name), data)
+			}
+		}
+		oldTree, err := source.ReadPath(dirs[0], false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		newTree, err := source.ReadPath(dirs[1], true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Trees(oldTree, newTree, rules.Options{})
+		got := strings.ReplaceAll(strings.ReplaceAll(located(res.Findings), dirs[0]+"/", ""), dirs[1]+"/", "")
+		if got != want || res.CRDs != 1 || len(res.Notices) != 0 {
+			t.Errorf("findings:\n%s\nwant:\n%s\nCRDs %d, notices %v", got, want, res.CRDs, res.Notices)
+		}
+	})
+	t.Run("git/"+name, func(t *testing.T) {
+		tr := newTestRepo(t)
+		for name, data := range old {
+			tr.Write(name, data)
+		}
+		tr.Branch("main", tr.Commit("base"))
+		for name, data := range new {
+			tr.Write(name, data)
+		}
+		tr.Commit("head")
+		res := tr.check(GitOptions{Base: "main"})
+		assertFindings(t, res, want)
+		if res.CRDs != 1 || len(res.Notices) != 0 {
+			t.Errorf("CRDs %d, notices %v", res.CRDs, res.Notices)
+		}
+	})
 }
 
 // A change to the patch alone changes what is installed: the unchanged definition is read and

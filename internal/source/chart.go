@@ -131,6 +131,8 @@ type ChartProblem struct {
 	Message string
 	// Names are the CRDs the problem leaves unknown, when the template names them.
 	Names []string
+	// Kustomization marks a kustomization that kustomize refuses to build (File), not a chart.
+	Kustomization bool
 }
 
 // renderChart loads a chart from its files and renders it with one value set, as `helm

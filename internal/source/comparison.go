@@ -130,13 +130,15 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		}
 		cmp.Diff.Add(LazyFileDiff(c.from, c.to, c.old, c.new)) // samples carry findings too
 	}
-	AddFiles(append(adds, r.unlisted(cmp, files, newTree, readOld, readNew, changed, f)...))
+	cmp.Old.kustomizeFrom(oldFS, f.Excluded)
+	cmp.New.kustomizeFrom(newFS, f.Excluded)
+	AddFiles(append(adds, r.unlisted(cmp, files, newTree, changed, f)...))
 	if err := r.addUnchanged(cmp, newFS, changed, rendered, f); err != nil {
 		return nil, err
 	}
 	r.judgeEmptyIn(cmp, oldFS, newFS, f)
-	cmp.Old.ApplyPatches(readOld)
-	cmp.New.ApplyPatches(readNew)
+	cmp.Old.kustomize()
+	cmp.New.kustomize()
 	return cmp, nil
 }
 

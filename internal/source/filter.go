@@ -63,6 +63,12 @@ func (f Filter) Allows(name string) bool {
 	return false
 }
 
+// Excluded reports whether an exclude glob names a path relative to the root: kustomizations
+// it names are never built.
+func (f Filter) Excluded(name string) bool {
+	return slices.ContainsFunc(f.Exclude, func(ex string) bool { return Match(ex, name) })
+}
+
 // LeavesOutTest reports whether the filter leaves a manifest out only because it lies in a
 // test or fixture folder: a paths glob that names the folder, or an exclude list of one's own,
 // would read it.

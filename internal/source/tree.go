@@ -28,7 +28,7 @@ type Tree struct {
 	// CRDs are all CRD definitions, in the order they were read.
 	CRDs []*crd.CRD
 	// Patches are the CRD documents that are not definitions (kustomize patches, assertions,
-	// stubs): never compared, only applied where a kustomization says so (ApplyPatches).
+	// stubs): never compared, only applied where a kustomization says so (kustomize.go).
 	Patches []*crd.CRD
 	// Problems are documents that look like CRDs but cannot be decoded.
 	Problems []crd.Problem
@@ -48,7 +48,8 @@ type Tree struct {
 	// skipped for size).
 	Unknown []crd.Problem
 	// NotRendered are the charts that did not render, the templates that held CRDs and rendered
-	// none, and the templates outside any chart that do not parse (rule chart-not-rendered).
+	// none, and the templates outside any chart that do not parse (rule chart-not-rendered), and
+	// the kustomizations kustomize refuses to build (kustomization-not-built).
 	NotRendered []ChartProblem
 	// Objects are the other Kubernetes objects of the files (samples), when KeepObjects is set.
 	Objects []*crd.Object
@@ -94,6 +95,9 @@ type Tree struct {
 	// remoteVia maps an installer (a kustomization's path under the root, or a chart folder's)
 	// to the remote resources it installs, directly or through the folders it lists (LeftTo).
 	remoteVia map[string][]Remote
+
+	// kz builds the tree's kustomizations (kustomize.go); nil: none are built.
+	kz *kustomizer
 
 	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
 	// resource: two different definitions of one name there are duplicates, as in one file.
@@ -174,22 +178,15 @@ func ReadPathWith(path string, objects bool, helm HelmSettings) (*Tree, error) {
 	AddFiles(adds)
 	t.renderCharts(diskFS{}, sortedKeys(charts), helm, nil)
 	t.judgeEmpty(nil)
-	read := func(name string) ([]byte, bool) {
-		rel, err := filepath.Rel(path, filepath.FromSlash(name))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return nil, false // kustomizations outside what the user named are not read
-		}
-		data, err := readLimited(filepath.FromSlash(name))
-		return data, err == nil && len(data) <= MaxFileSize
-	}
-	// Every kustomization of the folder, as git mode reads every changed one: what each installs
-	// tells which CRDs leave it.
+	// Every kustomization of the folder is built, as git mode builds every changed one: what
+	// each installs tells which CRDs leave it.
+	t.kustomizeFrom(diskFS{}, nil)
 	for _, f := range adds {
 		if slices.Contains(kustomizationNames, filepath.Base(f.Name)) {
-			t.listResources(f.Name, f.Data, read)
+			t.build(f.Name)
 		}
 	}
-	t.ApplyPatches(read)
+	t.kustomize()
 	return t, nil
 }
 
