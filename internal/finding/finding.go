@@ -156,6 +156,10 @@ type Finding struct {
 	// not parse, a document that does not decode, a file past the limits): a reading failure,
 	// not a judgement, which no rule setting, ratcheting or warn mode lowers or hides (policy).
 	Unread bool `json:"-"`
+	// Refused marks a finding whose change the API server refuses outright (the registry's
+	// Rule.Refused: invalid-crd, scope-changed, stored-version-removed, size-storage-exceeded);
+	// the policy sets it, and Importance puts such errors first.
+	Refused bool `json:"-"`
 }
 
 // ObjectRef names an object stored in a cluster.
@@ -241,12 +245,34 @@ func Less(a, b *Finding) bool {
 }
 
 // Importance compares two findings by how much they matter to whoever must act, most important
-// first (negative when a comes first): errors, then warnings, then info. It is the one order of
-// importance for every choice of what to show first when not everything fits (the review's
-// inline comments, its body); use it with a stable sort, so that equally important findings keep
-// the caller's order.
+// first (negative when a comes first): errors, then warnings, then info, and among the errors
+// those the API server refuses outright (Refused) before the rest. It is the one order of
+// importance for every choice of what to show first (every report's order, what the Markdown
+// and review keep when not everything fits); use it with a stable sort, so that equally
+// important findings keep the caller's order.
 func Importance(a, b *Finding) int {
-	return int(b.Severity) - int(a.Severity)
+	return rank(b) - rank(a)
+}
+
+// rank is a finding's place in Importance: 3 an error the API server refuses outright, 2 any
+// other error, 1 a warning, 0 info.
+func rank(f *Finding) int {
+	if f.outright() {
+		return int(Error) + 1
+	}
+	return int(f.Severity)
+}
+
+// outright is an error the API server refuses outright.
+func (f *Finding) outright() bool { return f.Severity == Error && f.Refused }
+
+// Order puts findings in the order every report starts from, once, after the policy: the
+// errors the API server refuses outright first, then the rest, each in the order given (the
+// checks' Sort order: file, line, rule, …). Reports that group (by CRD, by severity) keep it
+// within each group and rank with Importance, so every channel lists an outright refusal before
+// the other errors.
+func Order(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].outright() && !fs[j].outright() })
 }
 
 // Key identifies a finding independently of its line, for deduplication and fingerprints.

@@ -127,11 +127,11 @@ func TestStabilityCap(t *testing.T) {
 	for _, g := range c.Apply(in).Findings {
 		got = append(got, fmt.Sprintf("%s %s %s: %s", g.Version, g.Rule, g.Severity, g.Message))
 	}
-	want := []string{
+	want := []string{ // what the API server refuses outright first (finding.Order)
+		"v1alpha1 stored-version-removed error: m",
 		"v1alpha1 field-removed info: m (lowered from error to info by the stability policy: alpha versions are capped at info)",
 		"v1 field-removed error: m",
 		"v1beta2 max-decreased warning: m (lowered from error to warning by the stability policy: beta versions are capped at warning)",
-		"v1alpha1 stored-version-removed error: m",
 		"v1-preview field-removed error: m",
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -29,14 +29,16 @@ type Outcome struct {
 
 // Apply runs the policy steps in order: fail mode, ratcheting, per-rule severities (off drops),
 // the stability cap, then each finding gets its change's ID (change.ID, before warn mode so
-// that the ID an ignore entry names does not depend on the mode), ignores, then warn mode. The
-// input is not modified.
+// that the ID an ignore entry names does not depend on the mode), ignores, then warn mode; last,
+// the findings are put in the one order every report starts from (finding.Order: what the API
+// server refuses outright first, Refused set from the registry). The input is not modified.
 func (c *Config) Apply(in []finding.Finding) Outcome {
 	out := Outcome{Findings: make([]finding.Finding, 0, len(in))}
 	today := c.today()
 	used := make([]bool, len(c.Ignore))
 	lapsed := make([]bool, len(c.Ignore))
 	for _, f := range in {
+		f.Refused = rules.Refused(f.Rule)
 		// A reading failure is not a rule (Finding.Unread): no severity, off, ratcheting,
 		// stability cap or warn mode hides the input crdguard could not read. An ignore entry,
 		// with its reason, still acknowledges it; a file paths excludes is never read at all.
@@ -69,6 +71,7 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 		}
 		out.Findings = append(out.Findings, f)
 	}
+	finding.Order(out.Findings)
 	for i, ig := range c.Ignore {
 		switch {
 		case lapsed[i]:

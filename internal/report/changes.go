@@ -90,29 +90,32 @@ type changeSet struct {
 	All []change.Group
 }
 
-// byCRD groups the findings at or above min by CRD and by change: the CRDs with errors first,
-// then by name; within a CRD errors before warnings before info, then by version and place. A
-// change in several CRDs (DESIGN §7) goes in Shared, whole, and in each CRD's Shared, that
-// CRD's part of it.
+// byCRD groups the findings at or above min by CRD and by change: the CRDs with the most
+// important findings first (finding.Importance: an error the API server refuses outright before
+// other errors, before warnings, before info), then by name; within a CRD by importance, then
+// by version and place. A change in several CRDs (DESIGN §7) goes in Shared, whole, and in each
+// CRD's Shared, that CRD's part of it.
 func byCRD(fs []finding.Finding, min finding.Severity) changeSet {
 	shown := make([]finding.Finding, 0, len(fs))
-	worst := map[string]finding.Severity{}
-	for _, f := range fs {
+	worst := map[string]*finding.Finding{}
+	for i, f := range fs {
 		if f.Severity >= min {
 			shown = append(shown, f)
-			worst[f.CRD] = max(worst[f.CRD], f.Severity)
+			if w := worst[f.CRD]; w == nil || finding.Importance(&fs[i], w) < 0 {
+				worst[f.CRD] = &fs[i]
+			}
 		}
 	}
 	sort.SliceStable(shown, func(i, j int) bool {
 		a, b := &shown[i], &shown[j]
 		if a.CRD != b.CRD {
-			if worst[a.CRD] != worst[b.CRD] {
-				return worst[a.CRD] > worst[b.CRD]
+			if c := finding.Importance(worst[a.CRD], worst[b.CRD]); c != 0 {
+				return c < 0
 			}
 			return a.CRD < b.CRD
 		}
-		if a.Severity != b.Severity {
-			return a.Severity > b.Severity
+		if c := finding.Importance(a, b); c != 0 {
+			return c < 0
 		}
 		if a.Version != b.Version {
 			return a.Version < b.Version
@@ -128,7 +131,7 @@ func byCRD(fs []finding.Finding, min finding.Severity) changeSet {
 			set.Shared = append(set.Shared, *g)
 		}
 	}
-	sort.SliceStable(set.Shared, func(i, j int) bool { return set.Shared[i].First().Severity > set.Shared[j].First().Severity })
+	sort.SliceStable(set.Shared, func(i, j int) bool { return finding.Importance(set.Shared[i].First(), set.Shared[j].First()) < 0 })
 	for start := 0; start < len(shown); {
 		end := start + 1
 		for end < len(shown) && shown[end].CRD == shown[start].CRD {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/change"
@@ -75,6 +76,12 @@ func newDetails(all []crdChanges, ab *abbreviator) *details {
 			}
 		}
 	}
+	// The fields take the errors the API server refuses outright first, whatever their CRD.
+	byImportance := func(a, b piece) int {
+		return finding.Importance(all[a.crd].Groups[a.group].First(), all[b.crd].Groups[b.group].First())
+	}
+	slices.SortStableFunc(d.rows[finding.Error], byImportance)
+	slices.SortStableFunc(d.blocks[finding.Error], byImportance)
 	return d
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -114,7 +115,7 @@ func SARIF(w io.Writer, r Report) error {
 }
 
 // sarifResults are the findings at warning or above that a log holds, in report order: all of
-// them, or the MaxSARIFResults most severe (errors before warnings, then report order); left
+// them, or the MaxSARIFResults most important (finding.Importance, then report order); left
 // counts the others.
 func sarifResults(fs []finding.Finding) (shown []*finding.Finding, left int) {
 	var all []*finding.Finding
@@ -127,12 +128,10 @@ func sarifResults(fs []finding.Finding) (shown []*finding.Finding, left int) {
 		return all, 0
 	}
 	keep := map[*finding.Finding]bool{}
-	for _, sev := range []finding.Severity{finding.Error, finding.Warning} {
-		for _, f := range all {
-			if f.Severity == sev && len(keep) < MaxSARIFResults {
-				keep[f] = true
-			}
-		}
+	first := slices.Clone(all)
+	slices.SortStableFunc(first, finding.Importance)
+	for _, f := range first[:MaxSARIFResults] {
+		keep[f] = true
 	}
 	for _, f := range all {
 		if keep[f] {

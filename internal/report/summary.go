@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -178,22 +179,30 @@ func overview(set changeSet, room int) (string, []string) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", orDash(Escape(c.CRD), "(unnamed document)"),
 			cell(gs, finding.Error), cell(gs, finding.Warning), cell(gs, finding.Info))
 	}
-	var full, short []string
-	add := func(crd string, g *change.Group) {
-		if g.First().Severity != finding.Error {
-			return
-		}
-		line := breakingLine(crd, g)
-		short = append(short, line+"\n")
-		full = append(full, line+": "+whatOf(g.First())+"\n")
+	type breaking struct {
+		crd string
+		g   *change.Group
 	}
+	var bs []breaking
 	for _, c := range set.CRDs {
 		for i := range c.Groups {
-			add(c.CRD, &c.Groups[i])
+			bs = append(bs, breaking{c.CRD, &c.Groups[i]})
 		}
 	}
 	for i := range set.Shared {
-		add(severalCRDs(set.Shared[i].CRDs()), &set.Shared[i])
+		bs = append(bs, breaking{severalCRDs(set.Shared[i].CRDs()), &set.Shared[i]})
+	}
+	// Across CRDs too, what the API server refuses outright is listed first: the last lines
+	// are the ones that may not fit.
+	slices.SortStableFunc(bs, func(a, b breaking) int { return finding.Importance(a.g.First(), b.g.First()) })
+	var full, short []string
+	for _, b := range bs {
+		if b.g.First().Severity != finding.Error {
+			continue
+		}
+		line := breakingLine(b.crd, b.g)
+		short = append(short, line+"\n")
+		full = append(full, line+": "+whatOf(b.g.First())+"\n")
 	}
 	if len(full) == 0 {
 		return b.String(), nil

@@ -40,7 +40,7 @@ var (
 		Doc:     "A new CRD cannot break existing objects or clients.",
 	}
 	scopeChanged = &Rule{
-		ID: "scope-changed", Severity: finding.Error, Level: CRDLevel,
+		ID: "scope-changed", Severity: finding.Error, Level: CRDLevel, Refused: true,
 		Summary: "The scope changed between Namespaced and Cluster.",
 		Advice:  "the API server refuses this update, and every client URL and stored object key would change; create a new CRD instead",
 		Doc:     "The scope is immutable: the API server rejects the update, and even if the CRD were recreated, every object's storage key and every client's URL would change. Create a new CRD (a new group or kind) and migrate objects to it.",
@@ -57,7 +57,7 @@ var (
 		Doc:     "Adding short names or categories is safe, as long as they do not collide with other resources.",
 	}
 	invalidCRD = &Rule{
-		ID: InvalidCRD, Severity: finding.Error, Level: CRDLevel,
+		ID: InvalidCRD, Severity: finding.Error, Level: CRDLevel, Refused: true,
 		Summary: "The CRD does not parse, has a key the CRD API does not define, or fails the API server's own validation.",
 		Advice:  "the API server would refuse it; fix the document",
 		Doc:     "A document that claims to be a CustomResourceDefinition but does not parse, does not decode, or fails the API server's validation would be refused by the cluster, so nothing else about it can be checked. A key the CRD API does not define (a typo such as x-kubernetes-preserve-unknown-field, or a field of a newer Kubernetes) is refused by kubectl apply's strict field validation and silently dropped by other clients: it never does what its author meant, and a change to it would be invisible; the finding names the key, its line and the nearest known key. Only what the change introduces or makes worse is reported: a problem the base already had, unchanged, is not. With kubernetesVersion set, every CEL rule new in the change (all rules of a new CRD or version, and rewritten ones) that the API server of that Kubernetes version would refuse is reported too (a 1.N server compiles new rules with the CEL environment of 1.(N-1)), naming the function and the first version that accepts it, and so are selectableFields when that version predates them (before 1.30 the API has no such field). Fix the reported line. An input crdguard could not read at all (it does not parse or decode, or is past the limits on hostile input) is a reading failure, not a judgement: no rules setting (off, a lower severity) or warn mode lowers or hides it; only an ignore entry with a reason acknowledges it.",

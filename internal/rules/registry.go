@@ -45,6 +45,9 @@ type Rule struct {
 	// Twin names the opposite change for a tightening (its loosening), so the registry can be
 	// checked for symmetry.
 	Twin string
+	// Refused marks the changes the API server refuses outright (the update fails, whatever
+	// the objects): reports list them first among the errors (finding.Importance).
+	Refused bool
 }
 
 // All returns every rule, in the order of the DESIGN tables. The slice is shared: do not modify.
@@ -65,6 +68,13 @@ var byID = sync.OnceValue(func() map[string]*Rule {
 	}
 	return m
 })
+
+// Refused says whether the API server refuses outright the change a rule reports (Rule.Refused);
+// false for an unknown ID.
+func Refused(id string) bool {
+	r, ok := Lookup(id)
+	return ok && r.Refused
+}
 
 // Lookup returns the rule with this ID.
 func Lookup(id string) (*Rule, bool) {

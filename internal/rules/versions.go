@@ -17,7 +17,7 @@ import (
 
 var (
 	storedVersionRemoved = &Rule{
-		ID: "stored-version-removed", Severity: finding.Error, Level: VersionLevel, Twin: "version-added",
+		ID: "stored-version-removed", Severity: finding.Error, Level: VersionLevel, Twin: "version-added", Refused: true,
 		Summary: "A version that is or was the storage version (or is in status.storedVersions) was removed.",
 		Advice:  "the API server refuses the update while objects may still be stored in this version; migrate stored objects, drop the version from status.storedVersions, then remove it (or keep it with served: false)",
 		Doc:     "Objects in etcd stay encoded in the version they were written in. The API server refuses to remove a version listed in status.storedVersions, and any cluster that ever stored objects in it still has them. Keep the version with served: false, run a storage migration (rewrite every object), remove the version from status.storedVersions, and only then delete it from spec.versions.",
