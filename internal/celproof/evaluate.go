@@ -20,9 +20,11 @@ type evaluator struct {
 	// whole ones, old and new (see defaultsOnly), made when first needed.
 	defaults [2][2]*structuralschema.Structural
 	// old holds every rule of the old node; beforeRule the changed rule alone (nil: added), at
-	// index before among old's rules; after the new rule alone.
-	old, beforeRule, after *nodeProgram
-	before                 int
+	// index before among old's rules; after the new rule alone. old and beforeRule are compiled
+	// when first run: most candidates pass the new rule, and then neither is.
+	old, beforeRule func() *nodeProgram
+	after           *nodeProgram
+	before          int
 }
 
 // outcome is what one candidate shows about the change.
@@ -57,13 +59,13 @@ func (e *evaluator) verdict(obj, old any, wantLooser bool) outcome {
 			return unchanged
 		}
 		// Looser only if the old rule rejected it: usually it did not, and one rule says so.
-		if failed, ok = e.beforeRule.evalRead(r, oldSide); !ok {
+		if failed, ok = e.beforeRule().evalRead(r, oldSide); !ok {
 			return undecidable
 		} else if !failed[0] {
 			return unchanged
 		}
 	}
-	failed, ok = e.old.evalRead(r, oldSide)
+	failed, ok = e.old().evalRead(r, oldSide)
 	if !ok {
 		return undecidable
 	}

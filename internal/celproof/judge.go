@@ -414,10 +414,13 @@ func (j *Judge) prepare(c Change) (sr search, ok bool) {
 
 	path := fieldPath(c.Steps)
 	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before,
-		old: j.program("old:"+path, oldNode, isRoot, -1), after: j.program(fmt.Sprintf("new:%s#%d", path, after), newNode, isRoot, after)}
+		old:   sync.OnceValue(func() *nodeProgram { return j.program("old:"+path, oldNode, isRoot, -1) }),
+		after: j.program(fmt.Sprintf("new:%s#%d", path, after), newNode, isRoot, after)}
 	e.readOld, e.readNew = j.readSchemas(path, oldNode, newNode)
 	if before >= 0 {
-		e.beforeRule = j.program(fmt.Sprintf("old:%s#%d", path, before), oldNode, isRoot, before)
+		e.beforeRule = sync.OnceValue(func() *nodeProgram {
+			return j.program(fmt.Sprintf("old:%s#%d", path, before), oldNode, isRoot, before)
+		})
 	}
 	sr.e = e
 	return sr, true

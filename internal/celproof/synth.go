@@ -1,7 +1,9 @@
 package celproof
 
 import (
+	"reflect"
 	"slices"
+	"unsafe"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"strconv"
@@ -72,6 +74,28 @@ type synth struct {
 	// prefer are strings to try first where a value must differ from the new rule's: the old
 	// rules' literals that the new rule lacks (a kind its list dropped), then the others.
 	prefer []string
+	// solved remembers what solve returned (see solve); forget turns that off, for the test
+	// that holds the memo to working everything out again.
+	solved map[solveKey]solved
+	forget bool
+	// limit is maxSynthSteps, or a test's smaller bound.
+	limit int
+}
+
+// solveKey is one question to solve: a term, a verdict and the places of the loop variables,
+// by identity (an environment is never changed once made, and a loop makes each of its own
+// once). The key's pointers keep what they point to alive, so no other term or environment
+// takes their address while the answer is remembered.
+type solveKey struct {
+	t   *term
+	w   bool
+	env unsafe.Pointer
+}
+
+// solved is a remembered answer and the steps it took.
+type solved struct {
+	ways  []sol
+	steps int
 }
 
 // maxSynthSteps bounds the work on one rule.
@@ -178,10 +202,43 @@ var samples = map[string][2][]string{
 	"isQuantity": {{"1", "100m", "1Gi"}, {"a", "1x"}},
 }
 
-// solve lists ways of making t evaluate to w.
+// solve lists ways of making t evaluate to w. A disjunction asks the same questions of its
+// operands several times, and nested ones (a rule of many guarded cases) multiply them: each
+// answer is remembered with the steps it took, and given again, counting those steps, when it
+// ends below maxSynthSteps from where it is asked — exactly what working it out again would
+// give. Where the bound would cut it, it is worked out again, and cut as before.
 func (s *synth) solve(t *term, w bool, env map[string]spath) []sol {
+	if s.forget {
+		return s.work(t, w, env)
+	}
+	k := solveKey{t: t, w: w, env: reflect.ValueOf(env).UnsafePointer()}
+	if m, ok := s.solved[k]; ok && s.steps+m.steps <= s.bound() {
+		s.steps += m.steps
+		return m.ways
+	}
+	start := s.steps
+	ways := s.work(t, w, env)
+	if s.steps <= s.bound() {
+		if s.solved == nil {
+			s.solved = map[solveKey]solved{}
+		}
+		s.solved[k] = solved{ways: ways, steps: s.steps - start}
+	}
+	return ways
+}
+
+// bound is the steps solve may take.
+func (s *synth) bound() int {
+	if s.limit > 0 {
+		return s.limit
+	}
+	return maxSynthSteps
+}
+
+// work is solve without the memo.
+func (s *synth) work(t *term, w bool, env map[string]spath) []sol {
 	s.steps++
-	if s.steps > maxSynthSteps {
+	if s.steps > s.bound() {
 		return nil
 	}
 	switch t.kind {
@@ -480,12 +537,17 @@ func (s *synth) loop(t *term, w bool, env map[string]spath) []sol {
 	default:
 		return nil
 	}
+	var envs [2]map[string]spath // one environment per item, so that solve's memo knows it again
 	at := func(i int) map[string]spath {
+		if envs[i] != nil {
+			return envs[i]
+		}
 		inner := make(map[string]spath, len(env)+1)
 		for k, v := range env {
 			inner[k] = v
 		}
 		inner[t.vars[0]] = l.with(sstep{index: i, item: true})
+		envs[i] = inner
 		return inner
 	}
 	empty := []sol{{{kind: wSize, at: l, n: 0}}}

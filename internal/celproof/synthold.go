@@ -23,7 +23,7 @@ func (j *Judge) keepOld(s *synth, e *evaluator, way sol, prefer []any) (obj, old
 	obj, old, ok = build(e.oldNode, way, prefer)
 	for round := 0; ok && round <= len(rules); round++ {
 		r := &reading{e: e, obj: obj, old: old}
-		failed, fine := e.old.evalRead(r, oldSide)
+		failed, fine := e.old().evalRead(r, oldSide)
 		if !fine {
 			return nil, nil, false
 		}
@@ -56,7 +56,7 @@ func (j *Judge) keepOld(s *synth, e *evaluator, way sol, prefer []any) (obj, old
 			}
 			r := &reading{e: e, obj: v, old: o}
 			failedNew, fine := e.after.evalRead(r, newSide)
-			failedOld, fine2 := e.old.evalRead(r, oldSide)
+			failedOld, fine2 := e.old().evalRead(r, oldSide)
 			if fine && fine2 && failedNew[0] && i < len(failedOld) && !failedOld[i] {
 				way, obj, old, ok = cand, v, o, true
 				break
