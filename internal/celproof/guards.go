@@ -3,6 +3,8 @@ package celproof
 import (
 	"strconv"
 	"strings"
+
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 )
 
 // Guards: `!has(self.tls) || …` lets the rest of the rule read self.tls as present, and a field
@@ -95,4 +97,27 @@ func depth(t *term) int {
 		n++
 	}
 	return n
+}
+
+// scalarOf is the scalar type of a value every object the old schema accepts has (see
+// term.typed), or "".
+func scalarOf(b *side) string {
+	if b == nil || !b.present || b.old == nil || b.new == nil || b.old.Type != b.new.Type || b.old.Nullable || b.new.Nullable {
+		return ""
+	}
+	if b.old.Type == "string" && (formatOf(b.old) != "" || formatOf(b.new) != "") {
+		return "" // CEL reads some formatted strings as bytes, durations or timestamps
+	}
+	switch b.old.Type {
+	case "string", "integer", "boolean":
+		return b.old.Type
+	}
+	return ""
+}
+
+func formatOf(s *structuralschema.Structural) string {
+	if s.ValueValidation == nil {
+		return ""
+	}
+	return s.ValueValidation.Format
 }

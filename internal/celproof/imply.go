@@ -42,6 +42,10 @@ type term struct {
 	// list this term (rooted at self) reads.
 	obj    bool
 	itemOf *term
+	// typed: set by the prover's rewrite on a selection every object the old schema accepts
+	// has, not null, of one scalar type in both schemas ("string", "integer", "boolean"), so a
+	// comparison of it with a literal of that type never errs.
+	typed string
 	// e is the parsed expression the term was made from, to quote it (see quote).
 	e ast.Expr
 }
@@ -272,6 +276,9 @@ func (p *prover) rewrite(t *term, env map[string]*side) *term {
 			}
 		}
 	}
+	if t.kind == "select" {
+		out.typed = scalarOf(p.lookup(t, env))
+	}
 	for i, a := range t.args {
 		e := env
 		if t.kind == "comp" && i >= 2 { // the condition, step and result see the variables
@@ -405,40 +412,21 @@ func refuses(s *structuralschema.Structural, v string) string {
 }
 
 // uniqueKey recognises the idiom that says an item's key is unique in its list,
-// `L.all(a, L.exists_one(b, a.k == b.k))`, where L is a map-type list keyed by k alone (t is the
-// exists_one): the API server already refuses two items with one key, so exactly one item — a
-// itself — matches.
+// `L.all(a, L.exists_one(b, a.k == b.k))`, where L is a map-type list keyed by k (with several
+// keys, the equality of each, and-ed; t is the exists_one): the API server already refuses two
+// items with one key, so exactly one item — a itself — matches.
 func (p *prover) uniqueKey(t *term, env map[string]*side) bool {
 	init, step, result, acc := t.args[1], t.args[3], t.args[4], &term{kind: "ident", name: t.vars[2]}
 	if t.vars[1] != "" || !equal(init, &term{kind: "lit", name: "int:0"}) || !isCall(result, "_==_") || !equal(result.args[0], acc) ||
-		!equal(result.args[1], &term{kind: "lit", name: "int:1"}) || !isCall(step, "_?_:_") || !equal(step.args[2], acc) || !isCall(step.args[0], "_==_") ||
+		!equal(result.args[1], &term{kind: "lit", name: "int:1"}) || !isCall(step, "_?_:_") || !equal(step.args[2], acc) ||
 		!isCall(step.args[1], "_+_") || !equal(step.args[1].args[0], acc) || !equal(step.args[1].args[1], &term{kind: "lit", name: "int:1"}) {
 		return false
 	}
 	l := p.lookup(t.args[0], env)
-	if p.uniqueItem(t, l, step.args[0], env) {
+	if isCall(step.args[0], "_==_") && p.uniqueItem(t, l, step.args[0], env) {
 		return true
 	}
-	if l == nil || !l.present || l.old.XListType == nil || *l.old.XListType != "map" || len(l.old.XListMapKeys) != 1 || l.old.Items == nil {
-		return false
-	}
-	k := l.old.XListMapKeys[0]
-	if ks, ok := l.old.Items.Properties[k]; !ok || !requires(l.old.Items, k) && ks.Default.Object == nil {
-		return false
-	}
-	eq := step.args[0]
-	for i := range 2 {
-		a, b := eq.args[i], eq.args[1-i]
-		if a.kind != "select" || b.kind != "select" || a.name != k || b.name != k || a.args[0].kind != "ident" || b.args[0].kind != "ident" || b.args[0].name != t.vars[0] {
-			continue
-		}
-		// a's variable must be an item of the same list, read the same way from self.
-		if outer := env[a.args[0].name]; outer != nil && outer.item != nil && equal(outer.item, t.args[0]) && outer.root == rootOf(t.args[0], env) {
-			p.note("%s is the key of a map-type list", k)
-			return true
-		}
-	}
-	return false
+	return p.keyMatch(t, l, step.args[0], env)
 }
 
 // rootOf is the side a chain of selections starts from.
@@ -539,7 +527,7 @@ func (p *prover) implies(o, n *term) bool {
 			}
 		}
 	}
-	if p.existsOneNarrowed(o, n) {
+	if p.existsOneNarrowed(o, n) || p.filteredSubset(o, n) {
 		return true
 	}
 	return p.tableImplies(o, n)

@@ -1,6 +1,7 @@
 package celproof
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,6 +22,12 @@ import (
 // monotone reports whether n is true wherever o is, for two comparisons that differ only in a
 // constant, a list literal or a literal regular expression.
 func (p *prover) monotone(o, n *term) bool {
+	if l := asIn(o); l != nil {
+		o = l
+	}
+	if l := asIn(n); l != nil {
+		n = l
+	}
 	if o.kind != "call" || n.kind != "call" {
 		return false
 	}
@@ -31,7 +38,93 @@ func (p *prover) monotone(o, n *term) bool {
 	if isCall(n, "@in") && n.args[1].kind == "list" {
 		return listGrew(o, n.args[0], n.args[1])
 	}
+	if isCall(o, "@in") && o.args[1].kind == "list" && (listCovered(o.args[0], o.args[1].args, n) || notInList(o.args[0], o.args[1].args, n)) {
+		return true
+	}
 	return p.regexWidened(o, n)
+}
+
+// asIn reads `[…].exists(k, k == x)` as `x in […]`: for a list literal and an x that does not
+// read k, both are true where x equals a member, false where it equals none, and err where x
+// does; nil for any other term.
+func asIn(t *term) *term {
+	if t.kind != "comp" || t.vars[1] != "" || t.args[0].kind != "list" {
+		return nil
+	}
+	acc := &term{kind: "ident", name: t.vars[2]}
+	step := t.args[3]
+	if !equal(t.args[1], falseTerm) || !equal(t.args[4], acc) || !isCall(step, "_||_") || !equal(step.args[0], acc) || !isCall(step.args[1], "_==_") {
+		return nil
+	}
+	for _, m := range t.args[0].args {
+		if m.kind != "lit" {
+			return nil
+		}
+	}
+	k := &term{kind: "ident", name: t.vars[0]}
+	eq := step.args[1]
+	for i := range 2 {
+		if equal(eq.args[i], k) && !readsVar(eq.args[1-i], t.vars[0]) {
+			return &term{kind: "call", name: "@in", args: []*term{eq.args[1-i], t.args[0]}, e: t.e}
+		}
+	}
+	return nil
+}
+
+// readsVar reports whether t reads the variable of that canonical name.
+func readsVar(t *term, name string) bool {
+	if t.kind == "ident" && t.name == name {
+		return true
+	}
+	for _, a := range t.args {
+		if readsVar(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// listCovered reports whether n, a disjunction, has for every member of a list x is in a
+// disjunct `x == member`: where `x in list` is true, x equals a member, so that disjunct is
+// true, and a true disjunct makes a disjunction true whatever the others give.
+func listCovered(x *term, members []*term, n *term) bool {
+	disjuncts := operands(n, "_||_")
+	if len(disjuncts) < 2 {
+		return false
+	}
+	for _, m := range members {
+		if !slices.ContainsFunc(disjuncts, func(d *term) bool {
+			return isCall(d, "_==_") && (equal(d.args[0], x) && equal(d.args[1], m) || equal(d.args[1], x) && equal(d.args[0], m))
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// notInList reports whether n is `x != c` or `!(x == c)` for a string or int literal c that no
+// member of the list x is in equals, the members literals of c's type: where `x in list` is true,
+// x is one of them, so not c.
+func notInList(x *term, members []*term, n *term) bool {
+	var eq *term
+	switch {
+	case isCall(n, "_!=_"):
+		eq = n
+	case n.kind == "call" && n.name == "!_" && len(n.args) == 1 && isCall(n.args[0], "_==_"):
+		eq = n.args[0]
+	default:
+		return false
+	}
+	for i := range 2 {
+		if c := eq.args[1-i]; equal(eq.args[i], x) && c.kind == "lit" {
+			typ, _, _ := strings.Cut(c.name, ":")
+			if typ != "string" && typ != "int" {
+				return false
+			}
+			return !slices.ContainsFunc(members, func(m *term) bool { return !strings.HasPrefix(m.name, typ+":") || m.kind != "lit" || equal(m, c) })
+		}
+	}
+	return false
 }
 
 // bound reads a comparison of a term with a numeric literal as x op c, the literal on the right

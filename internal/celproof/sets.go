@@ -1,6 +1,7 @@
 package celproof
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -35,7 +36,8 @@ func (p *prover) uniqueItem(t *term, l *side, eq *term, env map[string]*side) bo
 
 // sizeFact decides the size of what a rule counts when the old schema decides it: an empty list
 // has size 0, and `L.filter(j, j == i)`, with i an item of the same set-type list L, has size 1
-// (i itself; the idiom `size(L.filter(i, size(L.filter(j, j == i)) > 1)) == 0`). Nil otherwise.
+// (i itself; the idiom `size(L.filter(i, size(L.filter(j, j == i)) > 1)) == 0`), as does
+// `L.filter(j, j.k == i.k)` over a map-type list keyed by k (see keyMatch). Nil otherwise.
 func (p *prover) sizeFact(t *term, env map[string]*side) *term {
 	if t.kind != "call" || t.name != "size" || len(t.args) != 1 {
 		return nil
@@ -49,11 +51,12 @@ func (p *prover) sizeFact(t *term, env map[string]*side) *term {
 	}
 	acc := &term{kind: "ident", name: c.vars[2]}
 	step := c.args[3]
-	if !isCall(step, "_?_:_") || !isCall(step.args[0], "_==_") || !equal(step.args[2], acc) || !equal(c.args[4], acc) ||
+	if !isCall(step, "_?_:_") || !equal(step.args[2], acc) || !equal(c.args[4], acc) ||
 		!equal(step.args[1], &term{kind: "call", name: "_+_", args: []*term{acc, {kind: "list", args: []*term{{kind: "ident", name: c.vars[0]}}}}}) {
 		return nil
 	}
-	if !p.uniqueItem(c, p.lookup(c.args[0], env), step.args[0], env) {
+	l := p.lookup(c.args[0], env)
+	if !(isCall(step.args[0], "_==_") && p.uniqueItem(c, l, step.args[0], env)) && !p.keyMatch(c, l, step.args[0], env) {
 		return nil
 	}
 	return &term{kind: "lit", name: "int:1"}
@@ -81,4 +84,61 @@ func compareInts(op string, a, b *term) (result, ok bool) {
 		return x >= y, true
 	}
 	return false, false
+}
+
+// keyMatch reports whether eq, the predicate of the comprehension t over the map-type list l,
+// holds of exactly one item, the one an outer comprehension over the same list binds: eq is the
+// equality of every key of the list between t's variable and that item (and-ed, in any order,
+// either way round), and the API server refuses a list with two items of one key. Each key is
+// required or defaulted, so every item has it.
+func (p *prover) keyMatch(t *term, l *side, eq *term, env map[string]*side) bool {
+	if l == nil || !l.present || l.old.XListType == nil || *l.old.XListType != "map" || len(l.old.XListMapKeys) == 0 || l.old.Items == nil {
+		return false
+	}
+	keys := l.old.XListMapKeys
+	for _, k := range keys {
+		if ks, ok := l.old.Items.Properties[k]; !ok || !requires(l.old.Items, k) && ks.Default.Object == nil {
+			return false
+		}
+	}
+	eqs := operands(eq, "_&&_")
+	if len(eqs) != len(keys) {
+		return false
+	}
+	outer, matched := "", map[string]bool{}
+	for _, e := range eqs {
+		if !isCall(e, "_==_") {
+			return false
+		}
+		ok := false
+		for i := range 2 {
+			a, b := e.args[i], e.args[1-i]
+			if a.kind != "select" || b.kind != "select" || a.name != b.name || !slices.Contains(keys, a.name) || matched[a.name] ||
+				a.args[0].kind != "ident" || b.args[0].kind != "ident" || b.args[0].name != t.vars[0] || outer != "" && a.args[0].name != outer {
+				continue
+			}
+			// a's variable must be an item of the same list, read the same way from self.
+			if o := env[a.args[0].name]; o != nil && o.item != nil && equal(o.item, t.args[0]) && o.root == rootOf(t.args[0], env) {
+				outer, matched[a.name], ok = a.args[0].name, true, true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(keys) == 1 {
+		p.note("%s is the key of a map-type list", keys[0])
+	} else {
+		p.note("%s are the keys of a map-type list", strings.Join(keys, " and "))
+	}
+	return true
+}
+
+// operands are the terms a chain of one binary operator (&& or ||) joins, left to right.
+func operands(t *term, op string) []*term {
+	if !isCall(t, op) {
+		return []*term{t}
+	}
+	return append(operands(t.args[0], op), operands(t.args[1], op)...)
 }

@@ -1,5 +1,10 @@
 package celproof
 
+import (
+	"slices"
+	"strings"
+)
+
 // Generators also rewrite a rule's logic without changing what it accepts: Gateway API v1.0
 // replaced `(A1 && A2) || (has(p1.s) && p1.s != '' && has(p2.s) && p2.s != '')` (with A =
 // `!has(p.s) || p.s == ''`) by `A1 == A2`. Such a rewrite is decided by truth tables: the
@@ -92,6 +97,13 @@ func (f *formula) atomsOf(t *term) bool {
 	return true
 }
 
+// sameScalar reports whether x is a value every object has, of one scalar type (see term.typed),
+// and lit a literal of that type: comparing them never errs.
+func sameScalar(x, lit *term) bool {
+	prefix := map[string]string{"string": "string:", "integer": "int:", "boolean": "bool:"}[x.typed]
+	return prefix != "" && lit.kind == "lit" && strings.HasPrefix(lit.name, prefix)
+}
+
 // domainOf is what an atom may evaluate to.
 func domainOf(t *term) []truth {
 	switch {
@@ -101,6 +113,11 @@ func domainOf(t *term) []truth {
 		return []truth{tTrue, tErr}
 	case isCall(t, "_!=_") && equal(t.args[0], t.args[1]):
 		return []truth{tFalse, tErr}
+	case isCall(t, "_==_") && (sameScalar(t.args[0], t.args[1]) || sameScalar(t.args[1], t.args[0])):
+		return []truth{tFalse, tTrue}
+	case isCall(t, "@in") && t.args[1].kind == "list" && len(t.args[1].args) > 0 &&
+		!slices.ContainsFunc(t.args[1].args, func(l *term) bool { return !sameScalar(t.args[0], l) }):
+		return []truth{tFalse, tTrue}
 	}
 	return []truth{tFalse, tTrue, tErr}
 }
