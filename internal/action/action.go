@@ -288,7 +288,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 		return 0, err
 	}
 	out := cfg.Apply(res.Findings)
-	notices := append(res.Notices, out.Notices...)
+	notices := check.Notices(res.Notices, out.Notices)
 	for _, n := range notices {
 		r.gha.Noticef("%s", n)
 	}

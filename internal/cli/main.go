@@ -198,7 +198,7 @@ func (c *command) finish(cfg *policy.Config, res check.Result, compared *report.
 	change.Assign(out.Findings)
 	failOn, _ := c.flags.threshold()
 	fails := failOn.Fails(out.Findings)
-	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: append(res.Notices, out.Notices...), Compared: compared,
+	rep := report.Report{Findings: out.Findings, CRDs: res.CRDs, Ignored: out.Ignored, Notices: check.Notices(res.Notices, out.Notices), Compared: compared,
 		Verdict: &report.Verdict{Fails: fails, Label: cfg.AcknowledgeLabel}, ShowInfo: c.flags.showInfo, Verbose: c.flags.verbose,
 		Acknowledged: out.Acknowledged, Root: c.root}
 	if err := report.Write(c.stdout, c.flags.format, rep); err != nil {
