@@ -10,24 +10,32 @@ import (
 )
 
 // departure is a base copy of a CRD that left a bundle (via "") or a kustomization's resources
-// (via names it; line is its entry's base line) while elsewhere still ships it.
+// (via names it; line is its entry's base line) while elsewhere still ships it; remotes are the
+// remote resources that kustomization lists now and did not in base, where it presumably
+// installs the CRD from.
 type departure struct {
 	gone      *crd.CRD
 	via       string
 	line      int
 	elsewhere []string
+	remotes   []source.Remote
 }
 
 // withLeftRelease folds the departures from a bundle that is a chart's templates/ file into
 // the helm-crd-left-release finding of the same base copy: one change, one finding naming both
-// consequences (helm upgrade deletes it; so does applying the bundle with pruning). The other
+// consequences (helm upgrade deletes it; so does applying the bundle with pruning). A departure
+// from a kustomization that now lists a remote resource is crd-left-repository; the other
 // departures are crd-removed-from-bundle findings.
 func withLeftRelease(old *source.Tree, helm []finding.Finding, gone []departure) []finding.Finding {
 	for _, d := range gone {
 		at := slices.IndexFunc(helm, func(f finding.Finding) bool {
 			return d.via == "" && f.Rule == rules.HelmCRDLeftRelease && f.CRD == d.gone.Name && f.Location == rules.RemovedFromBundle(d.gone, "", 0, nil).Location
 		})
-		if at < 0 {
+		switch {
+		case len(d.remotes) > 0:
+			helm = append(helm, rules.InstalledFromRemote(d.gone, d.via, d.remotes))
+			continue
+		case at < 0:
 			helm = append(helm, rules.RemovedFromBundle(d.gone, d.via, d.line, d.elsewhere))
 			continue
 		}
@@ -92,7 +100,11 @@ func leftKustomizations(old, new *source.Tree, ships map[string][]string) []depa
 				continue
 			}
 			seen[key{k, c.Name}] = true
-			out = append(out, departure{gone: c, via: old.Under(k), line: line, elsewhere: ships[c.Name]})
+			// A kustomization that swapped the CRD's file for a remote resource installs the CRD
+			// from there, as kubectl apply -k would: not a removal, but not checked either.
+			remotes := source.Gained(old, new, k)
+			slices.SortFunc(remotes, source.CompareRemotes)
+			out = append(out, departure{gone: c, via: old.Under(k), line: line, elsewhere: ships[c.Name], remotes: remotes})
 		}
 	}
 	return out

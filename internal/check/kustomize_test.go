@@ -14,12 +14,13 @@ import (
 // entry), as when it stops listing a file. A remote resource is not fetched: a notice names it.
 func TestGitKustomizationFolders(t *testing.T) {
 	const (
-		ns    = "manifests/namespace-install/kustomization.yaml"
-		crds  = "manifests/crds/kustomization.yaml"
-		base  = "manifests/base/kustomization.yaml"
-		wrap  = "manifests/wrap/kustomization.yaml"
-		url   = "https://raw.githubusercontent.com/argoproj/argo-cd/v3.0.0/manifests/crds/application-crd.yaml"
-		remNo = "head: " + ns + ":4 lists the remote resource " + url + ", which crdguard does not fetch: the CRDs it installs are not checked"
+		ns     = "manifests/namespace-install/kustomization.yaml"
+		crds   = "manifests/crds/kustomization.yaml"
+		base   = "manifests/base/kustomization.yaml"
+		wrap   = "manifests/wrap/kustomization.yaml"
+		url    = "https://raw.githubusercontent.com/argoproj/argo-cd/v3.0.0/manifests/crds/application-crd.yaml"
+		remNo  = "head: " + ns + ":4 lists the remote resource " + url + ", which crdguard does not fetch: the CRDs it installs are not checked"
+		remNo5 = "head: " + ns + ":5 lists the remote resource " + url + ", which crdguard does not fetch: the CRDs it installs are not checked"
 	)
 	k := func(resources ...string) string {
 		return "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- " + strings.Join(resources, "\n- ") + "\n"
@@ -33,6 +34,9 @@ func TestGitKustomizationFolders(t *testing.T) {
 	gone := func(name string) string {
 		return "crd-removed-from-bundle " + name + ".example.com   " + ns + ":4 base\n"
 	}
+	fromRemote := func(name string) string {
+		return "crd-left-repository " + name + ".example.com   " + ns + ":4 head\n"
+	}
 	for _, tc := range []struct {
 		name          string
 		before, after map[string]string // path → content, over layout; "" deletes
@@ -42,7 +46,10 @@ func TestGitKustomizationFolders(t *testing.T) {
 		{"stops listing the CRD folder", nil, map[string]string{ns: k("../base")}, gone("applications") + gone("appprojects"), nil},
 		{"stops listing a folder that lists the CRD folder", map[string]string{ns: k("../wrap", "../base"), wrap: k("../crds")}, map[string]string{ns: k("../base")},
 			gone("applications") + gone("appprojects"), nil},
-		{"the folder replaced by a remote file", nil, map[string]string{ns: k(url, "../base")}, gone("applications") + gone("appprojects"), []string{remNo}},
+		// kubectl apply -k installs them from the remote now (issue 41, item 3): not removed,
+		// not checked either. Twin: a remote listed in base already brought nothing new.
+		{"the folder replaced by a remote file", nil, map[string]string{ns: k(url, "../base")}, fromRemote("applications") + fromRemote("appprojects"), []string{remNo}},
+		{"a remote listed in base already", map[string]string{ns: k("../crds", "../base", url)}, map[string]string{ns: k("../base", url)}, gone("applications") + gone("appprojects"), []string{remNo5}},
 		// Twins: the same files installed.
 		{"still lists the folder", nil, map[string]string{ns: k("../crds", "../base") + "commonLabels: {app: argocd}\n"}, "", nil},
 		// kubectl apply -k refuses files outside the kustomization's folder, and a cycle:
@@ -63,6 +70,10 @@ func TestGitKustomizationFolders(t *testing.T) {
 			}
 			res := checkChange(t, before, tc.after)
 			assertFindings(t, res, tc.want)
+			if want := "CRD applications.example.com is no longer installed by " + ns + " from manifests/crds/application-crd.yaml, which stays in the repository: it now lists the remote resource " + url + " (" + ns + ":4) instead, which crdguard does not fetch: " +
+				"the CRD stays installed from there, but what this change does to it is not checked; run crdguard in the repository the CRD now comes from, between the release shipped before and the one the remote names, or review that upgrade by hand"; tc.name == "the folder replaced by a remote file" && res.Findings[0].Message != want {
+				t.Errorf("message\n%s\nwant\n%s", res.Findings[0].Message, want)
+			}
 			var remote []string
 			for _, n := range res.Notices {
 				if strings.Contains(n, " lists the remote resource ") {
@@ -76,9 +87,10 @@ func TestGitKustomizationFolders(t *testing.T) {
 	}
 }
 
-// Two folders compared with diff: every kustomization of each folder is read, folder entries
-// followed inside the compared folder, so a kustomization that stops listing the CRD folder is
-// reported at its entry; one that still lists it is not; a remote entry is a notice.
+// Two folders compared with diff: every kustomization of each folder is built, so a
+// kustomization that stops listing the CRD folder is reported at its entry; one that still lists
+// it is not; one that lists a remote folder instead installs the CRDs from there
+// (crd-left-repository), and the remote entry is a notice.
 func TestKustomizationFoldersInFolders(t *testing.T) {
 	k := func(resources ...string) string { return "resources:\n- " + strings.Join(resources, "\n- ") + "\n" }
 	const remote = "github.com/argoproj/argo-cd//manifests/crds?ref=v3.0.0"
@@ -90,7 +102,7 @@ func TestKustomizationFoldersInFolders(t *testing.T) {
 			"crd-removed-from-bundle   kustomization.yaml:2 base\ncrd-removed-from-bundle   kustomization.yaml:2 base", nil},
 		{"still lists it", k("../crds", "../base"), k("../base", "../crds"), "", nil},
 		{"a remote folder instead", k("../crds", "../base"), k(remote, "../base"),
-			"crd-removed-from-bundle   kustomization.yaml:2 base\ncrd-removed-from-bundle   kustomization.yaml:2 base",
+			"crd-left-repository   kustomization.yaml:2 head\ncrd-left-repository   kustomization.yaml:2 head",
 			[]string{"head: NEW/manifests/namespace-install/kustomization.yaml:2 lists the remote resource " + remote + ", which crdguard does not fetch: the CRDs it installs are not checked"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

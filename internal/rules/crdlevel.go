@@ -30,9 +30,9 @@ var (
 	}
 	crdLeftRepository = &Rule{
 		ID: CRDLeftRepository, Severity: finding.Warning, Level: CRDLevel,
-		Summary: "A CRD left the repository for a remote resource that crdguard does not fetch.",
+		Summary: "A CRD left the repository, or its kustomization, for a remote resource that crdguard does not fetch.",
 		Advice:  "run crdguard in the repository the CRD now comes from, between the release shipped before and the one the remote names, or review that upgrade by hand",
-		Doc:     "A kustomization that installed a CRD file now lists a remote resource (https://github.com/org/repo/config/crd?ref=v1, github.com/org/repo//config/crd?ref=v1, a git URL) and the file is gone, or a chart now takes the CRD from a dependency fetched from a chart repository: the CRD is still installed, from outside the repository. crdguard reads only the compared commits and fetches nothing, so it neither calls the CRD removed (deleting a CRD deletes every object of it, which is not what happens) nor compares it: one warning per CRD names the remote and says that the CRD is not checked. Run crdguard in the repository the remote comes from, between the release the project used to ship and the one the remote names, or review that upgrade by hand.",
+		Doc:     "A kustomization that installed a CRD file now lists a remote resource (https://github.com/org/repo/config/crd?ref=v1, github.com/org/repo//config/crd?ref=v1, a git URL) and the file is gone, or a chart now takes the CRD from a dependency fetched from a chart repository: the CRD is still installed, from outside the repository. The same holds when the kustomization swaps the CRD's file (or its folder) for a remote resource while the file stays in the repository: `kubectl apply -k` installs the CRD from the remote now, so this is this warning, not `crd-removed-from-bundle`. crdguard reads only the compared commits and fetches nothing, so it neither calls the CRD removed (deleting a CRD deletes every object of it, which is not what happens) nor compares it: one warning per CRD names the remote and says that the CRD is not checked. Run crdguard in the repository the remote comes from, between the release the project used to ship and the one the remote names, or review that upgrade by hand.",
 	}
 	crdAdded = &Rule{
 		ID: CRDAdded, Severity: finding.Info, Level: CRDLevel,
@@ -164,6 +164,23 @@ func LeftRepository(gone []*crd.CRD, remotes []source.Remote) finding.Finding {
 		Rule: crdLeftRepository.ID, Severity: crdLeftRepository.Severity, CRD: gone[0].Name,
 		Message: fmt.Sprintf("CRD %s left the repository (%s in base) for the remote resource %s, which crdguard does not fetch: the CRD stays installed, but what this change does to it is not checked; %s",
 			gone[0].Name, strings.Join(files, ", "), strings.Join(entries, ", "), crdLeftRepository.Advice),
+		Location: finding.Location{File: remotes[0].File, Line: remotes[0].Line, Side: finding.Head},
+	}
+}
+
+// InstalledFromRemote builds the crd-left-repository finding for a CRD whose file a
+// kustomization (via) stopped listing while it gained remote resources (sorted): kubectl apply -k
+// installs the CRD from the remote now, although the file stays in the repository. The finding
+// sits at the first remote entry, in head.
+func InstalledFromRemote(gone *crd.CRD, via string, remotes []source.Remote) finding.Finding {
+	entries := make([]string, 0, len(remotes))
+	for _, r := range remotes {
+		entries = append(entries, fmt.Sprintf("%s (%s:%d)", r.Entry, r.File, r.Line))
+	}
+	return finding.Finding{
+		Rule: crdLeftRepository.ID, Severity: crdLeftRepository.Severity, CRD: gone.Name,
+		Message: fmt.Sprintf("CRD %s is no longer installed by %s from %s, which stays in the repository: it now lists the remote resource %s instead, which crdguard does not fetch: the CRD stays installed from there, but what this change does to it is not checked; %s",
+			gone.Name, via, gone.File, strings.Join(entries, ", "), crdLeftRepository.Advice),
 		Location: finding.Location{File: remotes[0].File, Line: remotes[0].Line, Side: finding.Head},
 	}
 }

@@ -38,14 +38,25 @@ func LeftTo(old, new *Tree, file string) []Remote {
 	}
 	var out []Remote
 	for _, k := range installers {
-		for _, r := range new.remoteVia[k] {
-			listed := slices.ContainsFunc(old.remoteVia[k], func(b Remote) bool { return b.Entry == r.Entry })
-			if !listed && !slices.Contains(out, r) {
+		for _, r := range Gained(old, new, k) {
+			if !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
 	}
 	slices.SortFunc(out, CompareRemotes)
+	return out
+}
+
+// Gained returns the remote resources an installer (a kustomization's path under the root, or a
+// chart folder's) reaches in head and did not reach in base, in the order met.
+func Gained(old, new *Tree, installer string) []Remote {
+	var out []Remote
+	for _, r := range new.remoteVia[installer] {
+		if !slices.ContainsFunc(old.remoteVia[installer], func(b Remote) bool { return b.Entry == r.Entry }) {
+			out = append(out, r)
+		}
+	}
 	return out
 }
 
