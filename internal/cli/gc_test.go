@@ -22,7 +22,8 @@ func TestCollectorAfter(t *testing.T) {
 		want      []string
 		watching  bool
 	}{
-		{"a short run", 100, true, []gc{{4 << 20, 0.01}, {20 << 20, 0.3}}, nil, true},
+		{"a short run", 100, true, []gc{{2 << 20, 0.01}, {6 << 20, 0.3}}, nil, true},
+		{"a hard pair: GOGC back, the limit kept", 100, true, []gc{{4 << 20, 0.01}, {13 << 20, 0.3}}, []string{"GOGC 100"}, true},
 		{"a release", 100, true, []gc{{20 << 20, 0.02}, {40 << 20, 0.05}, {300 << 20, 0.15}}, []string{"GOGC 100"}, true},
 		{"a release the limit leaves too little room", 100, true, []gc{{40 << 20, 0.05}, {280 << 20, 0.26}}, []string{"GOGC 100", "no memory limit"}, false},
 		{"at a quarter of the time exactly", -1, true, []gc{{300 << 20, gcShareLimit}}, nil, true},

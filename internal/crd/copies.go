@@ -11,6 +11,9 @@ func (c *CRD) SameText(d *CRD) bool {
 	if c == nil || d == nil || c.root == nil || d.root == nil || c.PatchedBy != "" || d.PatchedBy != "" {
 		return false
 	}
+	if c.root == d.root && c.Line == d.Line {
+		return true // copies of one blob share their documents (source's addUnchanged)
+	}
 	return sameNode(c.root, d.root, c.Line, d.Line)
 }
 

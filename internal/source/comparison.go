@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -276,12 +277,23 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 	// adds elsewhere is the duplicate.
 	var unchanged []*crd.CRD
 	charts := map[string]bool{} // unchanged charts whose templates may hold a copy
+	// Release copies of a bundle are mostly one blob: it is read and parsed once, and each copy
+	// is its CRDs under the copy's name (the documents, their text and lines are the same).
+	byBlob := map[plumbing.Hash][]*crd.CRD{}
 	err := eachFile(tree, func(name string, entry object.TreeEntry) error {
 		if entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
 			return nil
 		}
 		chart, tpl := cmp.New.ChartTemplate(name)
 		if tpl && (rendered[chart] || charts[chart]) {
+			return nil
+		}
+		if read, ok := byBlob[entry.Hash]; ok && !tpl {
+			for _, c := range read {
+				cp := *c
+				cp.File = name
+				unchanged = append(unchanged, &cp)
+			}
 			return nil
 		}
 		data, err := r.readBlob(name, entry)
@@ -293,6 +305,9 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 			return nil
 		}
 		if !containsAny(data, needles) || !crd.MentionsCRD(data) { // the cheap test first
+			if !tpl {
+				byBlob[entry.Hash] = nil
+			}
 			return nil
 		}
 		if tpl {
@@ -301,11 +316,14 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 		}
 		one := &Tree{}
 		one.AddFile(name, data, false)
+		var read []*crd.CRD
 		for _, c := range one.CRDs {
 			if names[c.Name] {
-				unchanged = append(unchanged, c)
+				read = append(read, c)
 			}
 		}
+		byBlob[entry.Hash] = read
+		unchanged = append(unchanged, read...)
 		return nil
 	})
 	if err != nil {

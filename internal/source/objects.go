@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -46,9 +48,12 @@ func (r *Repo) Objects(c *object.Commit, groups []string, filter Filter) ([]*crd
 	var (
 		out     []*crd.Object
 		notices []string
+		// none are the blobs that hold no custom resource of these groups: a copy of one (a
+		// release's bundle, kept many times over) is not read again.
+		none = map[plumbing.Hash]bool{}
 	)
 	err = eachFile(tree, func(name string, entry object.TreeEntry) error {
-		if !filter.Allows(name) {
+		if !filter.Allows(name) || none[entry.Hash] {
 			return nil
 		}
 		data, err := r.readBlob(name, entry)
@@ -58,6 +63,9 @@ func (r *Repo) Objects(c *object.Commit, groups []string, filter Filter) ([]*crd
 			return nil
 		}
 		if len(data) > MaxFileSize || bytes.IndexByte(data, 0) >= 0 || !usesGroup(data) || hasTemplate(data) {
+			if entry.Mode != filemode.Symlink && entry.Mode != filemode.Submodule { // read as nothing
+				none[entry.Hash] = true
+			}
 			return nil
 		}
 		objs := crd.ParseObjects(name, data)
