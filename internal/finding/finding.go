@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"unicode/utf8"
 )
 
 // Severity is how much a finding matters; the zero value is Info.
@@ -309,4 +310,22 @@ func SortLocations(ls []Location) {
 type Update struct {
 	Old json.RawMessage `json:"old"`
 	New json.RawMessage `json:"new"`
+}
+
+// MaxMessage bounds a finding's message, in bytes: past it the policy cuts the message (Cut), so
+// that no report, annotation or comment carries a dump (a 61 KB Go struct once).
+const MaxMessage = 2000
+
+// Cut shortens s to at most n bytes, never inside a UTF-8 sequence, and marks the cut with "…":
+// the one helper every bound on text uses (messages, quoted errors, GitHub's limits, the
+// reports' columns).
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := max(n-len("…"), 0)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

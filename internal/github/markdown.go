@@ -167,16 +167,5 @@ func StepSummary(r report.Report, headline string) string {
 	return report.MarkdownWithin(r, MaxStepSummaryBytes, headline, stepElsewhere)
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !isRuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut (finding.Cut).
+func truncate(s string, n int) string { return finding.Cut(s, n) }

@@ -69,6 +69,7 @@ func (c *Config) Apply(in []finding.Finding) Outcome {
 		if c.Mode == "warn" && f.Severity == finding.Error && !f.Unread {
 			f.Severity = finding.Warning
 		}
+		f.Message = finding.Cut(f.Message, finding.MaxMessage)
 		out.Findings = append(out.Findings, f)
 	}
 	finding.Order(out.Findings)

@@ -260,6 +260,7 @@ func sampleWhat(f *finding.Finding) string {
 // witness, why it breaks and what to do, which release notes leave to the review. The colon is
 // the first outside quotes and parentheses (a CEL rule or a path may hold one).
 func what(msg string) string {
+	msg = withoutProver(msg)
 	depth, quoted := 0, false
 	for i := 0; i+1 < len(msg); i++ {
 		switch c := msg[i]; {
@@ -357,4 +358,49 @@ func CodeSpan(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// undecided opens what the prover says of a change it left undecided: its reasoning ("… no
+// proof applies, and .spec.b takes more values than can be tried"), which the full message
+// keeps and release notes and one-line summaries leave out: the change is an error either way.
+const undecided = " (undecided: "
+
+// withoutProver is msg without its parenthesised undecided reasoning (outside quoted text).
+func withoutProver(msg string) string {
+	quoted := false
+	for i := 0; i < len(msg); i++ {
+		switch c := msg[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case !quoted && strings.HasPrefix(msg[i:], undecided):
+			if end := closing(msg, i+1); end > 0 {
+				return msg[:i] + withoutProver(msg[end+1:])
+			}
+			return msg[:i]
+		}
+	}
+	return msg
+}
+
+// closing is the index of the ')' that closes the '(' at open, outside quoted text; -1 if none.
+func closing(msg string, open int) int {
+	depth, quoted := 0, false
+	for i := open; i < len(msg); i++ {
+		switch c := msg[i]; {
+		case c == '\\' && quoted:
+			i++
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }

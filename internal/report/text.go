@@ -117,9 +117,17 @@ func BeforeAfter(f *finding.Finding, n int, esc func(string) string) string {
 	return val(f.Before) + " → " + val(f.After)
 }
 
+// shorten cuts s to n runes, the last of them the mark of the cut (finding.Cut at the byte
+// where the n-th rune starts): columns are counted in characters, not bytes.
 func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+	at, runes := 0, 0
+	for i := range s {
+		if runes == n-1 {
+			at = i
+		}
+		if runes++; runes > n {
+			return finding.Cut(s, at+len("…"))
+		}
 	}
 	return s
 }

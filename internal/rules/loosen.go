@@ -80,12 +80,11 @@ func formatLoosened(n *node) bool {
 		return false
 	}
 	n.judge(kwFormat)
-	what := "integer"
-	switch n.new.Type {
-	case "string", "":
-		what = "string"
-	case "number":
-		what = "number"
+	// What passes is any value of the node's type (an array, not an integer, for a format on an
+	// array): the format is checked on none of them.
+	what := n.new.Type
+	if what == "" {
+		what = "value"
 	}
 	n.emit(formatUnenforced, finding.Head, n.keyAt(finding.Head, kwFormat), orNil(n.old.Format), w,
 		"%s now has format %s, which the API server does not enforce: any %s passes", n.path, strconv.Quote(w), what)

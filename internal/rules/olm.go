@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -98,7 +97,7 @@ func OLM(p crd.Pair, stored []string, own []finding.Finding) (v OLMVerdict) {
 	}
 	for _, r := range res.CRDValidation {
 		for _, msg := range r.Errors {
-			e.crd(olmPreflightRefuses, finding.Head, namePath, nil, nil, "OLM v1's preflight refuses the upgrade of CRD %s with “%s” (%s)", p.Name(), bounded(r.Name+": "+msg, 600), crdguardSays(own, "", ""))
+			e.crd(olmPreflightRefuses, finding.Head, namePath, nil, nil, "OLM v1's preflight refuses the upgrade of CRD %s with “%s” (%s)", p.Name(), finding.Cut(r.Name+": "+msg, 600), crdguardSays(own, "", ""))
 		}
 	}
 	for _, side := range [][]versionResult{versionResults(res.SameVersionValidation), versionResults(res.ServedVersionValidation)} {
@@ -151,7 +150,7 @@ func olmVersionRefusals(e *emitter, vr versionResult, own []finding.Finding) {
 				at := append(e.doc(side).SchemaPath(vr.version), place.rel...)
 				quoted := fmt.Sprintf("%s: %s: %s: %s", vr.label, pr.Property, cr.Name, msg)
 				e.add(olmPreflightRefuses, vr.version, place.path, side, at, nil, nil,
-					fmt.Sprintf("OLM v1's preflight refuses the upgrade of CRD %s with “%s” (%s)", e.pair.Name(), bounded(quoted, 600), crdguardSays(own, vr.version, place.path)))
+					fmt.Sprintf("OLM v1's preflight refuses the upgrade of CRD %s with “%s” (%s)", e.pair.Name(), finding.Cut(quoted, 600), crdguardSays(own, vr.version, place.path)))
 			}
 		}
 	}
@@ -305,15 +304,4 @@ func unhandledFields(msg string) string {
 		return head
 	}
 	return head + " in " + strings.Join(fields, ", ")
-}
-
-// bounded cuts a quoted message to n bytes at a rune boundary.
-func bounded(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

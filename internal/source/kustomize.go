@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
 )
 
 // kustomizationNames are the file names kustomize looks for in a folder, in its order.
@@ -94,7 +95,7 @@ func (t *Tree) build(file string) *kustBuild {
 	if err != nil {
 		b.err = err
 		t.NotRendered = append(t.NotRendered, ChartProblem{File: file, Line: errorLine(original, err.Error()), Kustomization: true,
-			Message: "kustomize cannot build this kustomization, so what kubectl apply -k installs from it is not known: " + cut(err.Error(), 600) +
+			Message: "kustomize cannot build this kustomization, so what kubectl apply -k installs from it is not known: " + finding.Cut(err.Error(), 600) +
 				"; fix it so that kustomize build accepts it, or leave it out with exclude in .crdguard.yaml"})
 		return b
 	}
@@ -186,17 +187,6 @@ func errorLine(data []byte, msg string) int {
 		}
 	}
 	return 1
-}
-
-// cut shortens a message to at most n bytes, at a rune boundary.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // holds reports whether a folder lies in what the tree reads: anywhere in a commit, the folder

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -18,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/crdguard/crdguard/internal/crd"
+	"github.com/crdguard/crdguard/internal/finding"
 )
 
 var scheme = func() *runtime.Scheme {
@@ -160,31 +160,19 @@ func located(c *crd.CRD, errs field.ErrorList) []Error {
 // rendered as a Go struct, runs to tens of kilobytes and says nothing a reader needs past the
 // field and the reason. Messages keep the field, the kind of error, a short value and the detail.
 const (
-	maxValue   = 200  // bytes of a refused value shown
-	maxMessage = 2000 // bytes of a whole message
+	maxValue   = 200                // bytes of a refused value shown
+	maxMessage = finding.MaxMessage // bytes of a whole message
 )
 
 // message is the API server's error as it words it, with a long value left out or cut short.
 func message(e *field.Error) string {
 	short := *e
 	if s, ok := e.BadValue.(string); ok && len(s) > maxValue {
-		short.BadValue = cut(s, maxValue)
+		short.BadValue = finding.Cut(s, maxValue)
 	} else if len(e.Error()) > len(e.Field)+len(e.Detail)+len(e.Type.String())+maxValue {
 		short.BadValue = field.OmitValueType{}
 	}
-	return cut(short.Error(), maxMessage)
-}
-
-// cut shortens s to at most n bytes, on a rune boundary, marking the cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return finding.Cut(short.Error(), maxMessage)
 }
 
 // yamlPath turns an API server field path into a path in the CRD's YAML. The internal version
