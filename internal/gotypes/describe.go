@@ -144,6 +144,11 @@ func (d *describer) describe(dc *decl) (*k8stypes.Type, error) {
 	if m, ok := find(dc.markers, "structType"); ok && m.text == "structType=atomic" {
 		ty.MapType = "atomic" // controller-gen writes x-kubernetes-map-type: atomic
 	}
+	if len(fields) >= k8stypes.MinStandalone {
+		for i := range fields {
+			fields[i].Doc = "" // the structure tells the type; its fields' docs are not needed
+		}
+	}
 	if len(fields) < k8stypes.MinStandalone && dc.doc != nil {
 		// Too few properties to tell the type by its structure: its doc comment, which
 		// controller-gen copies into the description of the items of a list of it, is the
@@ -215,6 +220,9 @@ func (d *describer) fields(st *ast.StructType, in *file, depth int) ([]k8stypes.
 			return nil, err
 		}
 		base := k8stypes.Field{Shape: shape}
+		if f.Doc != nil {
+			base.Doc = k8stypes.NormalDoc(docText(f.Doc))
+		}
 		for _, m := range append(markersOf(in.idx.fset, f.Doc), markersOf(in.idx.fset, f.Comment)...) {
 			if v, ok := m.value("default"); ok {
 				raw, err := defaultValue(v, in.pkg)

@@ -93,7 +93,10 @@ func (s *Set) Standalone(schema *apiextv1.JSONSchemaProps) Place {
 		if p := s.fingerprint(schema); p.Known() {
 			return p
 		}
-		return s.small(schema)
+		if p := s.small(schema); p.Known() {
+			return p
+		}
+		return s.documented(schema)
 	}
 	if p := s.exact(schema); p.Known() {
 		return p
@@ -126,19 +129,23 @@ func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 			best = append(best, t)
 		}
 	}
+	return chosen(best)
+}
+
+// chosen is the place of a node that the types best fit equally well: the one type, or, for
+// several types that are one another's copy field for field (SecretKeySelector and
+// ConfigMapKeySelector: key, optional and LocalObjectReference's name), one of them, which one
+// the structure does not say — its fields are named only after a type all of them embed
+// (LocalObjectReference.name), and have what all of them declare. None when no type fits, or
+// several fit as well but differ (a default or a list type of one's own).
+func chosen(best []*Type) Place {
 	switch {
 	case len(best) == 1:
 		return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}}
 	case len(best) > 1 && alike(best):
-		// Several types that are one another's copy field for field (SecretKeySelector and
-		// ConfigMapKeySelector: key, optional and LocalObjectReference's name): the node is
-		// one of them, which one the structure does not say. Its fields are named only after a
-		// type all of them embed (LocalObjectReference.name), and have what all of them
-		// declare.
 		slices.SortFunc(best, func(a, b *Type) int { return strings.Compare(a.Key, b.Key) })
 		return Place{Shape: &Shape{Kind: KindObject, Ref: best[0].Key}, Alike: true}
 	}
-	// None, or several that fit as well but differ (a default or a list type of one's own).
 	return Place{}
 }
 
@@ -206,6 +213,38 @@ func (s *Set) small(schema *apiextv1.JSONSchemaProps) Place {
 		return Place{}
 	}
 	return p
+}
+
+// documented recognises a node too small to tell by structure whose type doc a project's own
+// field comment replaced, or a generator stripped, by the doc comments k8s.io/api gives the
+// type's fields, which controller-gen copies into the properties' descriptions (a
+// LocalObjectReference's name still says "Name of the referent. …"): every field of the type
+// present, each property described exactly as that field, the structure fitting, and one type
+// (or types alike) doing so. A property without its field's doc leaves the node unknown.
+func (s *Set) documented(schema *apiextv1.JSONSchemaProps) Place {
+	var any string
+	for name := range schema.Properties {
+		any = name
+		break
+	}
+	var best []*Type
+	for _, key := range s.byField[any] {
+		t, nodes := s.Type(key), 0
+		if t == nil || len(t.Fields) != len(schema.Properties) {
+			continue
+		}
+		described := true
+		for name, prop := range schema.Properties {
+			if f := s.Field(t, name); f == nil || f.Doc == "" || NormalDoc(prop.Description) != f.Doc {
+				described = false
+				break
+			}
+		}
+		if described && s.fitsType(t, schema, 0, &nodes) {
+			best = append(best, t)
+		}
+	}
+	return chosen(best)
 }
 
 // extended recognises a node as a built-in type that a project's type embeds inline and

@@ -54,6 +54,28 @@ type: object
 properties:
   name: {type: string}
 `, ""},
+		{"a lone name with the doc k8s.io/api gives LocalObjectReference's name, under a field comment", `
+type: object
+description: Secret contains the http management uri for the RabbitMQ cluster.
+properties:
+  name: {type: string, description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"}
+`, "core/v1.LocalObjectReference"},
+		{"a lone name with the doc of PodSchedulingGate's name", `
+type: object
+properties:
+  name: {type: string, description: "Name of the scheduling gate.\nEach scheduling gate must have a unique name field."}
+`, "core/v1.PodSchedulingGate"},
+		{"a lone name with a project's own doc", `
+type: object
+properties:
+  name: {type: string, description: Name of the Secret holding the connection URI.}
+`, ""},
+		{"a name with LocalObjectReference's doc beside a field of the project's", `
+type: object
+properties:
+  name: {type: string, description: "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"}
+  key: {type: integer, description: The key.}
+`, ""},
 		{"a field of another type", `
 type: object
 properties:

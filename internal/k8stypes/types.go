@@ -62,6 +62,11 @@ type Field struct {
 	// writes x-kubernetes-validations: `self == oldSelf` on the field and, for an optional
 	// one, `!has(oldSelf.f) || has(self.f)` on its parent.
 	Immutable bool `json:"immutable,omitempty"`
+	// Doc is the field's doc comment as NormalDoc reads it, kept for the fields of types too
+	// small to be recognised by their structure (fewer than MinStandalone fields):
+	// controller-gen copies it into the property's description, where it still names the type
+	// when a project's field comment replaced the type's own (see Set.documented).
+	Doc string `json:"doc,omitempty"`
 	// Removed is the first k8s.io/api version without the field (PodResourceClaim.source:
 	// v0.31.0): a CRD generated from an older one still has it, and is still the type.
 	Removed string `json:"removed,omitempty"`
