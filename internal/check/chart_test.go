@@ -238,3 +238,47 @@ func TestNewChartIsNoUpgrade(t *testing.T) {
 	}, source.Filter{})
 	assertFindings(t, res, "")
 }
+
+// Issue 41 item 4: a chart compared under two named value sets is two deliveries. Sets that
+// render one template into different definitions are no duplicate-crd (each set is installed on
+// its own), and each finding names the set it was found with; sets that render the same
+// definition give one finding naming both.
+func TestChartValueSetsAreDeliveries(t *testing.T) {
+	sets := func(small, large int) source.Filter {
+		return source.Filter{Helm: source.HelmSettings{Charts: []source.ChartSettings{{Chart: "charts/widgets", Sets: []source.ValueSet{
+			{Name: "small", Values: source.Values{Set: map[string]any{"maxSize": small}}},
+			{Name: "large", Values: source.Values{Set: map[string]any{"maxSize": large}}},
+		}}}}}
+	}
+	base := func(tr *testRepo) { writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues) }
+	change := func(tr *testRepo) {
+		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1), widgetsValues)
+	}
+	const removed = ".spec.color was removed: clients that set it are rejected or silently lose it, and stored values are pruned on the next write; keep the field and mark it deprecated, or add a new version with a conversion webhook"
+	for _, tc := range []struct {
+		name     string
+		f        source.Filter
+		want     string
+		messages []string
+	}{
+		{"sets that render differently", sets(5, 20),
+			"field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n" +
+				"field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n",
+			[]string{`with value set "large": ` + removed, `with value set "small": ` + removed}},
+		{"sets that render the same", sets(10, 10),
+			"field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n",
+			[]string{`with value sets "large", "small": ` + removed}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := chartChange(t, base, change, tc.f)
+			assertFindings(t, res, tc.want)
+			var messages []string
+			for _, f := range res.Findings {
+				messages = append(messages, f.Message)
+			}
+			if strings.Join(messages, "\n") != strings.Join(tc.messages, "\n") {
+				t.Errorf("messages\n%s\nwant\n%s", strings.Join(messages, "\n"), strings.Join(tc.messages, "\n"))
+			}
+		})
+	}
+}

@@ -151,10 +151,12 @@ func (t *Tree) rel(file string) string {
 }
 
 // duplicates finds the names that two different definitions in one file, or in the resources
-// of one kustomization, give: only one of them can be applied. Identical copies, and copies
-// that are applied separately (different files outside one kustomization), are not duplicates.
+// of one kustomization, give: only one of them can be applied. Identical copies, copies that
+// are applied separately (different files outside one kustomization), and the renderings of one
+// template with different named value sets of its chart (each a delivery of its own) are not
+// duplicates.
 func duplicates(t *Tree) []Duplicate {
-	type key struct{ scope, name string }
+	type key struct{ scope, set, name string }
 	first := map[key]*crd.CRD{}
 	var out []Duplicate
 	for _, c := range t.CRDs {
@@ -162,7 +164,7 @@ func duplicates(t *Tree) []Duplicate {
 		if k, ok := t.kustomizedBy[c.File]; ok {
 			scope = k
 		}
-		k := key{scope, c.Name}
+		k := key{scope, t.Delivery(c), c.Name}
 		f, ok := first[k]
 		if !ok {
 			first[k] = c
