@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
@@ -48,6 +49,11 @@ type kustBuild struct {
 	files   []string
 	entries map[string]int
 	crds    []builtCRD
+	// listed are its local resource and component entries, by name in the tree; failed is the
+	// problem a build kustomize refused gives, when it may install CRDs (judged once every CRD
+	// of the side is read: mayInstallCRDs).
+	listed []string
+	failed *ChartProblem
 }
 
 // builtCRD is a CRD of a build: the file it was read from and its name there, and the object
@@ -84,6 +90,11 @@ func (t *Tree) build(file string) *kustBuild {
 	}
 	k8s.FixKustomization()
 	b := &kustBuild{file: file, entries: map[string]int{}}
+	for _, e := range append(slices.Clone(k8s.Resources), k8s.Components...) {
+		if !strings.Contains(e, "://") && !strings.HasPrefix(e, "github.com/") {
+			b.listed = append(b.listed, path.Join(path.Dir(file), e))
+		}
+	}
 	t.kz.builds[file] = b
 	k.build = b
 	out, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(k, k.memPath(path.Dir(file)))
@@ -94,9 +105,9 @@ func (t *Tree) build(file string) *kustBuild {
 	t.setRemoteVia(t.rel(file), b.remotes)
 	if err != nil {
 		b.err = err
-		t.NotRendered = append(t.NotRendered, ChartProblem{File: file, Line: errorLine(original, err.Error()), Kustomization: true,
+		b.failed = &ChartProblem{File: file, Line: errorLine(original, err.Error()), Kustomization: true,
 			Message: "kustomize cannot build this kustomization, so what kubectl apply -k installs from it is not known: " + finding.Cut(err.Error(), 600) +
-				"; fix it so that kustomize build accepts it, or leave it out with exclude in .crdguard.yaml"})
+				"; fix it so that kustomize build accepts it, or leave it out with exclude in .crdguard.yaml"}
 		return b
 	}
 	entries := append(slices.Clone(k8s.Resources), k8s.Components...)
@@ -269,6 +280,7 @@ func (t *Tree) kustomize() {
 		}
 		if b.err != nil {
 			installed = b.read // what it read is what it would have installed
+			t.judgeFailed(b)
 		}
 		for _, f := range installed {
 			if _, ok := t.kustomizedBy[f]; !ok && files[f] {
@@ -279,6 +291,63 @@ func (t *Tree) kustomize() {
 			}
 		}
 	}
+}
+
+// judgeFailed makes a kustomization kustomize refused a kustomization-not-built problem when it
+// may install CRDs, and a notice otherwise: projects keep kustomizations for their tooling
+// (cluster-api's hack/observability builds Helm charts with --enable-helm and reads files above
+// its folder) that install no CRD, and an error there would be a false alarm on every pull
+// request that touches them. It may install CRDs when a file kustomize read for it or a file it
+// lists holds a CRD document, or a CRD of the side lies in its folder or below, or below a
+// folder it lists.
+func (t *Tree) judgeFailed(b *kustBuild) {
+	if b.failed == nil {
+		return
+	}
+	p := *b.failed
+	b.failed = nil
+	if t.mayInstallCRDs(b) {
+		t.NotRendered = append(t.NotRendered, p)
+		return
+	}
+	t.Notices = append(t.Notices, fmt.Sprintf("%s:%d: kustomize cannot build this kustomization (%s); it lists no CRD and holds none, so nothing is compared from it", p.File, p.Line, finding.Cut(b.err.Error(), 300)))
+}
+
+func (t *Tree) mayInstallCRDs(b *kustBuild) bool {
+	src := t.kz.fs.src
+	for _, name := range append(slices.Clone(b.read), b.listed...) {
+		if data, ok := src.read(name); ok && crd.MentionsCRD(data) {
+			if docs, problems := crd.Parse(name, data); len(docs)+len(problems) > 0 {
+				return true
+			}
+		}
+	}
+	folders := []string{path.Dir(b.file)}
+	for _, name := range b.listed {
+		if src.isDir(name) {
+			folders = append(folders, name)
+		}
+	}
+	var files []string
+	for _, c := range t.CRDs {
+		files = append(files, c.File)
+	}
+	for _, c := range t.Patches {
+		files = append(files, c.File)
+	}
+	for _, ps := range [][]crd.Problem{t.Problems, t.Unread} {
+		for _, p := range ps {
+			files = append(files, p.File)
+		}
+	}
+	for _, f := range files {
+		for _, dir := range folders {
+			if dir == "." || strings.HasPrefix(f, dir+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // caBundlePlaceholder is the placeholder a templated caBundle gets: the field holds base64, and
