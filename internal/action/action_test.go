@@ -355,6 +355,12 @@ func TestBadInputsExit2(t *testing.T) {
 	if cr := pr.completed(pr.base); cr.Conclusion != "failure" || !strings.Contains(cr.Summary, `event "issues" is not supported`) {
 		t.Fatalf("check run %+v", cr)
 	}
+	// A workflow_dispatch run names no commits: the error says which inputs give them.
+	pr.env["GITHUB_EVENT_NAME"] = "workflow_dispatch"
+	const dispatch = "::error::crdguard could not run: event \"workflow_dispatch\" is not supported (use pull_request, pull_request_target, pull_request_review_comment, merge_group, push or workflow_run), and it names no commits to compare: on any event, give them with the action's base input (a ref or SHA) and head input (default HEAD), e.g. for workflow_dispatch with: {base: ${{ inputs.base }}, head: ${{ inputs.head }}}"
+	if code, out := pr.run(); code != ExitTool || !strings.Contains(out, dispatch+"\n") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
 }
 
 // Explicit refs (the example workflow) and annotations instead of a review; the SARIF log and

@@ -105,5 +105,5 @@ func readEvent(name, path string) (target, error) {
 	case "workflow_run":
 		return workflowRunTarget(ev.WorkflowRun)
 	}
-	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, pull_request_review_comment, merge_group, push or workflow_run)", name)
+	return target{}, fmt.Errorf("event %q is not supported (use pull_request, pull_request_target, pull_request_review_comment, merge_group, push or workflow_run), and it names no commits to compare: on any event, give them with the action's base input (a ref or SHA) and head input (default HEAD), e.g. for workflow_dispatch with: {base: ${{ inputs.base }}, head: ${{ inputs.head }}}", name)
 }

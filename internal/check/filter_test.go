@@ -122,6 +122,8 @@ func TestGitAllCRDsInTestFolders(t *testing.T) {
 		err          string
 	}{
 		{"unrelated change", "", false, "docs/notes.yaml", testOnly},
+		// A manifest that only names the kind (crdguard's own action.yml) holds no CRD.
+		{"a manifest mentioning the kind", "", false, "action.yml", testOnly},
 		{"test CRD changed", "", false, "test/e2e/crds/crd.yaml", testOnly},
 		{"a shipped CRD as well", "", true, "docs/notes.yaml", ""},
 		{"paths naming the folder", "paths: [test/e2e/**]\n", false, "docs/notes.yaml", ""},
@@ -141,6 +143,9 @@ func TestGitAllCRDsInTestFolders(t *testing.T) {
 			}
 			tr.Branch("main", tr.Commit("base"))
 			content := []byte("notes: changed\n")
+			if tc.change == "action.yml" {
+				content = []byte("name: crdguard\ndescription: Checks CustomResourceDefinition upgrades\nruns:\n  using: docker\n  image: Dockerfile\n")
+			}
 			if tc.change == "test/e2e/crds/crd.yaml" {
 				content = append([]byte("# changed\n"), stubCRD("e2e")...)
 			}

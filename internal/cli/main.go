@@ -16,6 +16,7 @@ import (
 	"github.com/crdguard/crdguard/internal/action"
 	"github.com/crdguard/crdguard/internal/change"
 	"github.com/crdguard/crdguard/internal/check"
+	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/policy"
 	"github.com/crdguard/crdguard/internal/report"
 	"github.com/crdguard/crdguard/internal/rules"
@@ -38,10 +39,12 @@ Usage:
                                   kube://NAME: the CRD installed in a cluster, whose
                                   status.storedVersions says which versions hold data
                                   (--kubeconfig FILE, --context NAME)
-  crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [--paths GLOBS] [flags]
+  crdguard check --base REF [--head REF] [--repo DIR] [--baseline REF]... [--paths GLOBS] [--cluster] [flags]
                                   compare two commits of a git repository: head against its
                                   merge base with base, as a pull request shows it; --paths
-                                  (comma separated globs) overrides the config's paths
+                                  (comma separated globs) overrides the config's paths;
+                                  --cluster also compares head with the CRDs installed in the
+                                  cluster, whose status.storedVersions count as stored
   crdguard rules [--format F]     list every rule with its default severity and doc
   crdguard action                 run as a GitHub Action (the default when GITHUB_ACTIONS=true):
                                   inputs and the event come from the INPUT_* and GITHUB_* variables
@@ -55,6 +58,11 @@ Flags for diff and check:
   --fail-on LEVEL    error (default), warning or never: exit 1 when a finding is at or above it
   --show-info        text: list the safe changes (info) too, not only their count
   --verbose          text: list every place of each change, and values in full
+
+Flags for a cluster (diff's kube://NAME, check --cluster):
+  --kubeconfig FILE  kubeconfig (default: KUBECONFIG, else ~/.kube/config)
+  --context NAME     kubeconfig context (default: its current context)
+  --max-objects N    stored objects read per changed CRD (default 10000)
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 crdguard could not
 do its job (bad flag, unreadable file, bad config).
@@ -130,6 +138,63 @@ func (c *commonFlags) loadConfig(dir string) (*policy.Config, error) {
 	return policy.Find(c.config, dir)
 }
 
+// flagError says what the flag package refused, naming the flag as it was typed (--sho-info,
+// not the package's -sho-info), with the nearest flag for a mistyped one, and where the flags
+// are listed rather than the whole usage.
+func flagError(err error, args []string, fs *flag.FlagSet) error {
+	msg := err.Error()
+	for _, prefix := range []string{"flag provided but not defined: -", "flag needs an argument: -", "bad flag syntax: "} {
+		name, ok := strings.CutPrefix(msg, prefix)
+		if !ok {
+			continue
+		}
+		typed := asTyped(name, args)
+		switch {
+		case prefix == "flag needs an argument: -":
+			return fmt.Errorf("%s needs a value (%s VALUE); crdguard --help lists the flags", typed, typed)
+		case prefix == "bad flag syntax: ":
+			return fmt.Errorf("bad flag %s; crdguard --help lists the flags", typed)
+		}
+		if near := nearestFlag(name, fs); near != "" {
+			return fmt.Errorf("unknown flag %s: did you mean --%s? (crdguard --help lists the flags)", typed, near)
+		}
+		return fmt.Errorf("unknown flag %s (crdguard --help lists the flags)", typed)
+	}
+	// "invalid value "x" for flag -max-objects: …": the flag with two dashes, as documented.
+	return errors.New(strings.Replace(msg, " for flag -", " for flag --", 1))
+}
+
+// asTyped is the argument that named the flag, with its dashes (and without a value given
+// with =); the flag with two dashes when no argument did.
+func asTyped(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		flagPart, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(flagPart, "-") == name && strings.HasPrefix(flagPart, "-") {
+			return flagPart
+		}
+	}
+	return "--" + name
+}
+
+// nearestFlag is the defined flag closest to a mistyped name (at most two edits, or one that
+// starts with it), or "".
+func nearestFlag(name string, fs *flag.FlagSet) string {
+	best, bestDist := "", 3
+	fs.VisitAll(func(f *flag.Flag) {
+		d := crd.EditDistance(name, f.Name)
+		if strings.HasPrefix(f.Name, name) && len(name) >= 3 {
+			d = min(d, 1)
+		}
+		if d < bestDist {
+			best, bestDist = f.Name, d
+		}
+	})
+	return best
+}
+
 // parseInterspersed parses flags that may come before, between or after positional arguments.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var positional []string
@@ -162,8 +227,10 @@ type command struct {
 
 func newCommand(name string, stdout, stderr io.Writer) *command {
 	c := &command{name: name, fs: flag.NewFlagSet(name, flag.ContinueOnError), stdout: stdout, stderr: stderr}
-	c.fs.SetOutput(stderr)
-	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	// The flag package's own error names a flag with one dash and is followed by the whole
+	// usage; parse says it as the user typed it, with a short hint (flagError).
+	c.fs.SetOutput(io.Discard)
+	c.fs.Usage = func() {}
 	c.flags.register(c.fs)
 	return c
 }
@@ -172,10 +239,11 @@ func newCommand(name string, stdout, stderr io.Writer) *command {
 func (c *command) parse(args []string) (pos []string, code int, ok bool) {
 	pos, err := parseInterspersed(c.fs, args)
 	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(c.stderr, usage)
 		return nil, exitOK, false
 	}
 	if err != nil {
-		return nil, exitTool, false // the flag package has said why
+		return nil, c.fail(flagError(err, args, c.fs)), false
 	}
 	if !slices.Contains(report.Formats, c.flags.format) {
 		return nil, c.fail(fmt.Errorf("unknown format %q (allowed: %s)", c.flags.format, strings.Join(report.Formats, ", "))), false

@@ -464,6 +464,13 @@ func MentionsCRD(data []byte) bool {
 	return mayEscapeLetters(data) && readsAsCRD(data, true)
 }
 
+// HoldsCRD reports whether data holds a CRD: a document that decodes as one, or fails to as one,
+// or text that does not parse. A file that only mentions the kind (an action.yml describing
+// what it checks) holds none.
+func HoldsCRD(data []byte) bool {
+	return MentionsCRD(data) && readsAsCRD(data, true)
+}
+
 // EscapedCRD reports whether data, whose text need not spell the kind, holds a document that
 // decodes as a CRD (or a broken CRD) with its kind written with escapes. Unlike MentionsCRD, text
 // that does not parse holds none: for a template with its actions set aside, which may not

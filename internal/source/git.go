@@ -98,6 +98,11 @@ func (r *Repo) Commit(ref string) (*object.Commit, error) {
 		return c, nil
 	}
 	if !fullSHA.MatchString(ref) {
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			// go-git says only "reference not found": a shallow or single-branch clone (what
+			// actions/checkout makes by default) has no other branch, tag or history.
+			return nil, fmt.Errorf("resolving %q: the clone has no such branch, tag or commit (a shallow or single-branch clone has only what it checked out); %s", ref, r.refHint(ref))
+		}
 		return nil, fmt.Errorf("resolving %q: %w", ref, err)
 	}
 	h := plumbing.NewHash(ref)
@@ -157,6 +162,19 @@ func (r *Repo) commitHint(sha string) string {
 		return "check out with full history (actions/checkout: fetch-depth: 0)"
 	}
 	return fmt.Sprintf("run `git fetch %s %s` and try again", r.Remote, sha)
+}
+
+// refHint says how to make a branch or tag the clone lacks available: the remote's branch
+// origin/main is fetched as `git fetch origin main`.
+func (r *Repo) refHint(ref string) string {
+	if r.InActions {
+		return "check out with full history (actions/checkout: fetch-depth: 0)"
+	}
+	name := ref
+	if rest, ok := strings.CutPrefix(ref, r.Remote+"/"); ok {
+		name = rest
+	}
+	return fmt.Sprintf("run `git fetch %s %s` (or clone with the whole history) and try again", r.Remote, name)
 }
 
 // historyHint says how to make the history between two commits available.

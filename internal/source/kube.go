@@ -68,6 +68,14 @@ func Connect(c Cluster) (*Conn, error) {
 		loader = clientcmd.NewNonInteractiveClientConfig(*raw, c.Context, &clientcmd.ConfigOverrides{}, nil)
 	}
 	cfg, err := loader.ClientConfig()
+	if clientcmd.IsEmptyConfig(err) {
+		// client-go's own words suggest KUBERNETES_MASTER, which nothing reads any more.
+		where := "KUBECONFIG, else ~/.kube/config"
+		if c.Kubeconfig != "" {
+			where = c.Kubeconfig
+		}
+		return nil, fmt.Errorf("reading kubeconfig: no cluster configured in %s: give one with --kubeconfig FILE (and --context NAME)", where)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading kubeconfig: %w", err)
 	}

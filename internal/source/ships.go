@@ -214,7 +214,10 @@ func (r *Repo) TestOnlyFolders(c *object.Commit, f Filter) ([]string, error) {
 			continue // a blob a partial clone lacks tells nothing
 		}
 		if read {
-			return nil, nil
+			if crd.HoldsCRD(data) { // not a file that only names the kind
+				return nil, nil
+			}
+			continue
 		}
 		folders[PathFacts(name).Test] = true
 	}
