@@ -49,7 +49,7 @@ func TestExitCodes(t *testing.T) {
 		{"invalid CRD is a finding", []string{"diff", rules + "invalid-crd/malformed-yaml/old.yaml", rules + "invalid-crd/malformed-yaml/new.yaml"}, 1, "invalid-crd", ""},
 		{"missing file", []string{"diff", example + "old.yaml", "nope.yaml"}, 2, "", "reading nope.yaml"},
 		{"one argument", []string{"diff", example + "old.yaml"}, 2, "", "want OLD and NEW, got 1"},
-		{"bad flag", []string{"diff", "--colour", example + "old.yaml", example + "new.yaml"}, 2, "", "flag provided but not defined: -colour"},
+		{"bad flag", []string{"diff", "--colour", example + "old.yaml", example + "new.yaml"}, 2, "", "crdguard diff: unknown flag --colour (crdguard --help lists the flags)"},
 		{"bad fail-on", []string{"diff", "--fail-on", "sometimes", example + "old.yaml", example + "new.yaml"}, 2, "", `--fail-on: "sometimes" is not allowed`},
 		{"bad format", []string{"diff", "--format", "xml", example + "old.yaml", example + "new.yaml"}, 2, "", `unknown format "xml"`},
 		{"unknown config key", []string{"diff", "--config", badConfig, example + "old.yaml", example + "new.yaml"}, 2, "", ": line 1: unknown key failmode (did you mean failMode?)"},
