@@ -201,6 +201,10 @@ func servedDifference(d servedDiff, n int) string {
 			return "lacks " + nouns + " at " + d.path
 		case suffix == "-removed":
 			return "lacks the " + noun + " at " + d.path
+		case comparative[suffix] != "" && n > 1:
+			return fmt.Sprintf("has %d %s %ss at %s", n, comparative[suffix], noun, d.path)
+		case comparative[suffix] != "":
+			return "has a " + comparative[suffix] + " " + noun + " at " + d.path
 		case n > 1:
 			return fmt.Sprintf("has %d other %ss at %s", n, noun, d.path)
 		default:
@@ -209,6 +213,10 @@ func servedDifference(d servedDiff, n int) string {
 	}
 	return "differs at " + d.path
 }
+
+// comparative says which way a served version's bound differs from the storage version's, so
+// that the message says which of the two is stricter: a lower upper bound, a higher lower bound.
+var comparative = map[string]string{"-increased": "higher", "-decreased": "lower", "-tightened": "stricter", "-loosened": "looser"}
 
 // servedVerbs phrase the differences that are about the place itself.
 var servedVerbs = map[string]string{
