@@ -4,7 +4,6 @@ import (
 	"errors"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -62,7 +61,6 @@ func (r *Repo) indexCharts(tree *object.Tree, fsys *gitFS) (chartIndex, error) {
 // touches reports whether a change (the paths it changed) touches a chart of the index: a file
 // below the chart's folder, below where one of its links leads, or one of its values files.
 func (idx chartIndex) touches(chart string, changed map[string]bool, values []string) bool {
-	under := func(p, dir string) bool { return dir == "." || p == dir || strings.HasPrefix(p, dir+"/") }
 	targets := []string{chart}
 	for link, to := range idx.links {
 		if to != "" && under(link, chart) {

@@ -200,10 +200,15 @@ func errorLine(data []byte, msg string) int {
 	return 1
 }
 
+// under reports whether a path is a folder or lies below it ("." holds every path).
+func under(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
+}
+
 // holds reports whether a folder lies in what the tree reads: anywhere in a commit, the folder
 // named or below it on disk.
 func (t *Tree) holds(dir string) bool {
-	return t.Root == "" || t.Root == "." || dir == t.Root || strings.HasPrefix(dir, t.Root+"/")
+	return t.Root == "" || under(dir, t.Root)
 }
 
 // kustomizationIn is the kustomization kustomize finds in a folder of the tree, "" for none.
@@ -342,7 +347,7 @@ func (t *Tree) mayInstallCRDs(b *kustBuild) bool {
 	}
 	for _, f := range files {
 		for _, dir := range folders {
-			if dir == "." || strings.HasPrefix(f, dir+"/") {
+			if under(f, dir) {
 				return true
 			}
 		}
