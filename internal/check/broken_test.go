@@ -1,9 +1,13 @@
 package check
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/source"
 )
 
 // A file that does not parse in base is not what a change brings: deleting or fixing it is a
@@ -111,6 +115,55 @@ func TestGitBrokenBaseThroughLastParsed(t *testing.T) {
 			}
 			if got, want := fmt.Sprintf("%q", res.Notices), fmt.Sprintf("%q", []string{notice}); got != want {
 				t.Errorf("notices\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// A base file over the size limit is unknown, not broken: no earlier version that was under the
+// limit stands in for it (clusters may run the large one), and what the change does to its CRDs
+// cannot be told, so the base's invalid-crd error says so, whether head shrinks the file or
+// deletes it. When head is over the limit too, head's invalid-crd says it and base's is a
+// notice. Twin: a base file that does not parse is still compared through its last version that
+// parsed (TestGitBrokenBaseThroughLastParsed).
+func TestGitBaseOverSizeLimit(t *testing.T) {
+	old, new := caseFile(t, "field-removed/leaf/old.yaml"), caseFile(t, "field-removed/leaf/new.yaml")
+	large := func(crd []byte) []byte { // a CRD padded with a comment to just over the limit
+		return append(append(slices.Clip(crd), "# "...), append(bytes.Repeat([]byte("x"), source.MaxFileSize), '\n')...)
+	}
+	limit := fmt.Sprintf("file is larger than the %d MiB limit and was not read", source.MaxFileSize>>20)
+	for _, tc := range []struct {
+		name    string
+		head    []byte
+		want    string
+		notices []string
+	}{
+		{"shrunk in head", new, "invalid-crd widgets.example.com   config/crd/widgets.yaml:1 base\n", nil},
+		{"deleted in head", nil, "invalid-crd    config/crd/widgets.yaml:1 base\n", nil},
+		{"over the limit in head too", large(new), "invalid-crd    config/crd/widgets.yaml:1 head\n", []string{"base: config/crd/widgets.yaml:1: " + limit}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := newTestRepo(t)
+			tr.Write("README.md", []byte("x\n"))
+			tr.Write("config/crd/widgets.yaml", old)
+			tr.Commit("widgets, under the limit")
+			tr.Write("config/crd/widgets.yaml", large(old))
+			tr.Branch("main", tr.Commit("widgets, over the limit"))
+			if tc.head == nil {
+				tr.Remove("config/crd/widgets.yaml")
+			} else {
+				tr.Write("config/crd/widgets.yaml", tc.head)
+			}
+			tr.Commit("head")
+			res := tr.check(GitOptions{Base: "main"})
+			assertFindings(t, res, tc.want)
+			if got, want := fmt.Sprintf("%q", res.Notices), fmt.Sprintf("%q", tc.notices); got != want {
+				t.Errorf("notices\n%s\nwant\n%s", got, want)
+			}
+			for _, f := range res.Findings {
+				if f.Rule == "invalid-crd" && !strings.HasPrefix(f.Message, limit+": ") {
+					t.Errorf("invalid-crd does not say the file is over the limit: %q", f.Message)
+				}
 			}
 		})
 	}

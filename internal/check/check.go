@@ -180,8 +180,9 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 		case side == finding.Head: // the head's problems are invalid-crd of their own
 		case fileHasProblem(other, p.File):
 			u.notices = append(u.notices, "base: "+p.Error())
-		case t.Input != "":
-			// A file named on the command line is what the user asked to compare.
+		case t.Input != "" || p.TooLarge:
+			// A file named on the command line is what the user asked to compare; a file over
+			// the size limit is unknown, not broken (clusters may run it).
 			u.findings = append(u.findings, rules.Unreadable(nameOf(p), side))
 		case !noticed[p.File]:
 			noticed[p.File] = true

@@ -82,6 +82,9 @@ type Problem struct {
 	Line    int
 	Name    string // metadata.name when it could be read
 	Message string
+	// TooLarge says the file was not read for its size (larger than the limit): what it holds
+	// is unknown, not broken, so no earlier version stands in for it.
+	TooLarge bool
 }
 
 // Error renders the problem as file:line: message.

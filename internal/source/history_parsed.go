@@ -19,11 +19,16 @@ import (
 
 // ThroughLastParsed replaces, in the base tree t of a comparison read at commit at, each file
 // whose CRD documents do not decode with its last version before at that decodes whole, and
-// returns a notice for each naming the commit; a file with no such version stays as it is.
+// returns a notice for each naming the commit; a file with no such version stays as it is. A
+// file over the size limit is not one that does not parse: clusters may run it, what it holds
+// is unknown, and it stays a problem (the caller fails closed on it).
 func (r *Repo) ThroughLastParsed(at *object.Commit, t *Tree) []string {
 	var files []string
 	why := map[string]string{}
 	for _, p := range t.Problems {
+		if p.TooLarge {
+			continue
+		}
 		if !slices.Contains(files, p.File) {
 			files = append(files, p.File)
 			why[p.File] = fmt.Sprintf("line %d: %s", p.Line, p.Message)

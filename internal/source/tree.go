@@ -282,16 +282,17 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 	p := &Tree{facts: map[string]Facts{name: facts}}
 	switch {
 	case len(data) > MaxFileSize:
+		tooLarge := crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20), TooLarge: true}
 		switch {
 		case crd.MentionsCRD(data[:min(len(data), 1<<20)]):
-			p.Problems = append(p.Problems, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
+			p.Problems = append(p.Problems, tooLarge)
 		case explicit:
 			// Named by the user but not like a CRD: what the other side's file held is not
 			// known to be gone (see Tree.Unknown).
-			p.Unknown = append(p.Unknown, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
+			p.Unknown = append(p.Unknown, tooLarge)
 			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB and not like a CRD in its first MiB", name, MaxFileSize>>20))
 		default:
-			p.Unknown = append(p.Unknown, crd.Problem{File: name, Line: 1, Message: fmt.Sprintf("file is larger than the %d MiB limit and was not read", MaxFileSize>>20)})
+			p.Unknown = append(p.Unknown, tooLarge)
 			p.Notices = append(p.Notices, fmt.Sprintf("%s: skipped, larger than %d MiB", name, MaxFileSize>>20))
 		}
 		return p
