@@ -169,6 +169,9 @@ func sameSaying(f *finding.Finding) string {
 	if f.Source != nil {
 		fmt.Fprintf(&b, "%q:%d:%s", f.Source.File, f.Source.Line, f.Source.Side)
 	}
+	if f.RenamedTo != nil {
+		b.WriteString(strconv.Quote(f.RenamedTo.Path)) // its line is a place, like Location's
+	}
 	if f.Stored != nil {
 		fmt.Fprintf(&b, "%+v", *f.Stored)
 	}

@@ -68,6 +68,9 @@ func runCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 	prefix := filepath.ToSlash(dir) + "/"
 	return caseReport(t, cfg, res, nil, func(f *finding.Finding) {
 		f.Location.File = strings.TrimPrefix(f.Location.File, prefix)
+		if f.RenamedTo != nil {
+			f.RenamedTo.Location.File = strings.TrimPrefix(f.RenamedTo.Location.File, prefix)
+		}
 		f.Message = strings.ReplaceAll(f.Message, prefix, "")
 	})
 }
@@ -150,6 +153,9 @@ func runGitCase(t *testing.T, dir string) ([]finding.Finding, []byte) {
 	return caseReport(t, cfg, res.Result, res.Notices, func(f *finding.Finding) {
 		side := map[finding.Side]string{finding.Head: "new/", finding.Base: "old/"}[f.Location.Side]
 		f.Location.File = side + f.Location.File
+		if f.RenamedTo != nil {
+			f.RenamedTo.Location.File = "new/" + f.RenamedTo.Location.File
+		}
 		f.Head = nil // where the review shows it: git mode's own tests cover that
 	})
 }
@@ -207,6 +213,19 @@ func assertLocated(t *testing.T, dir string, f finding.Finding) {
 	}
 	if f.Location.File != want && f.Location.File != "samples.yaml" {
 		t.Errorf("%s: side %s but file %s", f.Rule, f.Location.Side, f.Location.File)
+	}
+	if r := f.RenamedTo; r != nil {
+		// The line of the property it was renamed to holds that property's key.
+		data, err := os.ReadFile(filepath.Join(dir, r.Location.File))
+		if err != nil {
+			t.Fatalf("%s: renamedTo file: %v", f.Rule, err)
+		}
+		lines := strings.Split(string(data), "\n")
+		name := r.Path[strings.LastIndex(r.Path, ".")+1:]
+		if r.Location.Side != finding.Head || r.Location.Line < 1 || r.Location.Line > len(lines) ||
+			strings.TrimSpace(lines[r.Location.Line-1]) != name+":" {
+			t.Errorf("%s: renamedTo %s at %+v, not its key", f.Rule, r.Path, r.Location)
+		}
 	}
 }
 

@@ -124,6 +124,10 @@ type Finding struct {
 	// project (DESIGN §6): the marker that sets the changed keyword, else the field's (or the
 	// kind's) declaration; on the base side for what the change removes.
 	Source *Location `json:"source,omitempty"`
+	// RenamedTo is, on a removed property, the property its object gained beside it with the
+	// same type and shape: most likely its new name. The removal and the addition are one
+	// change, so one finding, at the removed line, names both.
+	RenamedTo *Renamed `json:"renamedTo,omitempty"`
 	// Object names the sample a sample finding is about (kind/name, kind/namespace/name when
 	// the sample sets a namespace): one file can hold several samples with the same problem.
 	Object string `json:"object,omitempty"`
@@ -161,6 +165,12 @@ type Finding struct {
 	// Rule.Refused: invalid-crd, scope-changed, stored-version-removed, size-storage-exceeded);
 	// the policy sets it, and Importance puts such errors first.
 	Refused bool `json:"-"`
+}
+
+// Renamed is the property a removed one was probably renamed to, and its line on head.
+type Renamed struct {
+	Path     string   `json:"path"`
+	Location Location `json:"location"`
 }
 
 // ObjectRef names an object stored in a cluster.

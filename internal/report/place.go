@@ -58,3 +58,23 @@ func Where(f *finding.Finding) string {
 	}
 	return s
 }
+
+// related is another line a finding points to, beside where it is shown: the Go line its schema
+// node is generated from (DESIGN §6), or the property a removed one was probably renamed to.
+type related struct {
+	what string
+	at   finding.Location
+}
+
+// relatedPlaces lists a finding's related lines, for the channels that link them (SARIF's
+// relatedLocations, rdjson's related_locations).
+func relatedPlaces(f *finding.Finding) []related {
+	var out []related
+	if f.Source != nil {
+		out = append(out, related{"Go source", *f.Source})
+	}
+	if f.RenamedTo != nil {
+		out = append(out, related{"added beside it: " + f.RenamedTo.Path, f.RenamedTo.Location})
+	}
+	return out
+}

@@ -29,7 +29,8 @@ type rdDiagnostic struct {
 	Location rdLocation `json:"location"`
 	Severity string     `json:"severity"`
 	Code     rdCode     `json:"code"`
-	// RelatedLocations holds the Go source line (DESIGN §6), when the finding has one.
+	// RelatedLocations holds the Go source line (DESIGN §6) and a rename's new property, when
+	// the finding has them.
 	RelatedLocations []rdRelated `json:"related_locations,omitempty"`
 }
 
@@ -86,12 +87,12 @@ func RDJSON(w io.Writer, r Report) error {
 			Severity: rdSeverities[f.Severity],
 			Code:     rdCode{Value: f.Rule, URL: RulesDocURL + "#" + f.Rule},
 		}
-		if src := f.Source; src != nil {
-			rel := rdRelated{Message: "Go source", Location: rdLocation{Path: plain(src.File)}}
-			if src.Side == finding.Base { // reviewdog places lines in head only
-				rel.Message += " (line " + strconv.Itoa(src.Line) + " of the base version)"
+		for _, r := range relatedPlaces(f) {
+			rel := rdRelated{Message: Defuse(r.what), Location: rdLocation{Path: plain(r.at.File)}}
+			if r.at.Side == finding.Base { // reviewdog places lines in head only
+				rel.Message += " (line " + strconv.Itoa(r.at.Line) + " of the base version)"
 			} else {
-				rel.Location.Range = &rdRange{Start: rdPosition{Line: src.Line}}
+				rel.Location.Range = &rdRange{Start: rdPosition{Line: r.at.Line}}
 			}
 			d.RelatedLocations = append(d.RelatedLocations, rel)
 		}

@@ -90,19 +90,19 @@ func SARIF(w io.Writer, r Report) error {
 			WithMessage(sarif.NewTextMessage(Defuse(PlacedMessage(f)))).
 			WithLocations([]*sarif.Location{sarif.NewLocationWithPhysicalLocation(loc)})
 		result.WithPartialFingerPrints(map[string]interface{}{"crdguard/v1": f.Fingerprint()})
-		if src := f.Source; src != nil {
-			// The Go line the schema node is generated from, as a related location: code
-			// scanning shows the YAML result and links the line the author edits. A line of the
-			// base commit is not in the files code scanning shows: it is named in the message.
-			rel := sarif.NewLocation().WithMessage(sarif.NewTextMessage("Go source"))
-			if src.Side == finding.Base {
-				rel.WithMessage(sarif.NewTextMessage(Defuse(fmt.Sprintf("Go source: %s:%d of the base version", src.File, src.Line))))
+		for _, rel := range relatedPlaces(f) {
+			// A related line (the Go source, a rename's new property): code scanning shows the
+			// YAML result and links the line. A line of the base commit is not in the files
+			// code scanning shows: it is named in the message.
+			loc := sarif.NewLocation().WithMessage(sarif.NewTextMessage(Defuse(rel.what)))
+			if rel.at.Side == finding.Base {
+				loc.WithMessage(sarif.NewTextMessage(Defuse(fmt.Sprintf("%s: %s:%d of the base version", rel.what, rel.at.File, rel.at.Line))))
 			} else {
-				rel.WithPhysicalLocation(sarif.NewPhysicalLocation().
-					WithArtifactLocation(artifactLocation(src.File, r.Root)).
-					WithRegion(sarif.NewRegion().WithStartLine(max(src.Line, 1))))
+				loc.WithPhysicalLocation(sarif.NewPhysicalLocation().
+					WithArtifactLocation(artifactLocation(rel.at.File, r.Root)).
+					WithRegion(sarif.NewRegion().WithStartLine(max(rel.at.Line, 1))))
 			}
-			result.AddRelatedLocation(rel)
+			result.AddRelatedLocation(loc)
 		}
 	}
 	notices := r.Notices

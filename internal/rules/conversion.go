@@ -242,7 +242,7 @@ func servedDiffs(c *crd.CRD, from, to string) []servedDiff {
 	if fs == nil || ts == nil {
 		return nil
 	}
-	scratch := &emitter{pair: crd.Pair{Old: c, New: c}}
+	scratch := &emitter{pair: crd.Pair{Old: c, New: c}, renamesOff: true}
 	compareSchemas(scratch, from, fs, ts)
 	var out []servedDiff
 	for _, f := range scratch.out {

@@ -64,6 +64,9 @@ type emitter struct {
 	judges map[string]*celproof.Judge
 	opts   Options
 	regex  *patternMemo
+	// renamesOff keeps a removed and an added property apart (renames): set where two versions
+	// of one CRD are compared, whose every difference conversion-missing lists.
+	renamesOff bool
 	// pending are the findings the walk left to emit once their judgements (CEL rules, judged
 	// in the background) are made, each with the place in out where the walk met it.
 	pending []deferred

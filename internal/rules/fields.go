@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -12,6 +13,7 @@ import (
 	"github.com/crdguard/crdguard/internal/celproof"
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/finding"
+	"github.com/crdguard/crdguard/internal/k8stypes"
 )
 
 // Structural changes: fields, required, types, nullability, pruning and the x-kubernetes
@@ -22,7 +24,7 @@ var (
 		ID: "field-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "field-added",
 		Summary: "A property was removed from the schema.",
 		Advice:  "clients that set it are rejected or silently lose it, and stored values are pruned on the next write; keep the field and mark it deprecated, or add a new version with a conversion webhook",
-		Doc:     "Removing a property breaks every client that still sends it (strict clients get an error, others lose the value) and the API server prunes the stored value the next time the object is written, so the data is gone for good. Only the topmost removed property is reported. Keep the field and document it as deprecated, or remove it only in a new API version served next to the old one with a conversion webhook that carries the value.",
+		Doc:     "Removing a property breaks every client that still sends it (strict clients get an error, others lose the value) and the API server prunes the stored value the next time the object is written, so the data is gone for good. Only the topmost removed property is reported. When the object gains a property of the same type and shape beside it (the same properties all the way down; for a string, a number or a list of them, a name akin to the old one, such as resource and resources) and no other property fits, the one finding says so (renamed?) and names it: a rename breaks what a removal breaks, and the addition is not reported on its own. Keep the field and document it as deprecated, or remove it only in a new API version served next to the old one with a conversion webhook that carries the value.",
 	}
 	fieldAdded = &Rule{
 		ID: "field-added", Severity: finding.Info, Level: PropertyLevel,
@@ -246,13 +248,136 @@ func checkNullable(n *node) {
 	}
 }
 
-func (n *node) fieldRemoved(name string) {
-	if n.fieldUnlistedIn(name) || n.fieldNeverHonoured(name) {
-		return
+// fieldRemoved reports a removed property; to, when set, is the property added beside it with
+// the same type and shape (renames), named in the same finding.
+func (n *node) fieldRemoved(name, to string) {
+	// A rename is one finding, the removal's, with its rule and severity: a rename breaks what a
+	// removal breaks (stored values under the old name are pruned, clients sending it lose it).
+	also := ""
+	if to != "" {
+		also = ", and " + childPath(n.path, to) + " was added beside it with the same type and shape (renamed?)"
 	}
-	old := n.old.Properties[name]
-	n.emitAt(fieldRemoved, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
-		"%s was removed", childPath(n.path, name))
+	var f *finding.Finding
+	switch {
+	case isTrue(n.new.XPreserveUnknownFields):
+		f = n.fieldUnlisted(name, also)
+	case n.fieldNeverHonoured(name):
+		return
+	default:
+		old := n.old.Properties[name]
+		f = n.emitAt(fieldRemoved, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
+			"%s was removed%s", childPath(n.path, name), also)
+	}
+	if to != "" {
+		head := n.e.doc(finding.Head)
+		f.RenamedTo = &finding.Renamed{Path: childPath(n.path, to),
+			Location: finding.Location{File: head.File, Line: head.LineOf(n.at(finding.Head, "properties", to)), Side: finding.Head}}
+	}
+}
+
+// renames pairs removed properties of this node's object with added ones of the same type and
+// shape (sameShape): by removed name, the added name it was most likely renamed to. A shape
+// without structure (a string, a list of strings) is common, so there the names must be akin
+// too (resource → resources, color → colour; not prefix → region). A pair counts only when
+// neither has another candidate (two removed strings and one added string say nothing about
+// which was renamed), and never for a property k8s.io/api dropped from a built-in type, which
+// was not renamed. Two versions of one CRD compared for conversion-missing list each
+// difference on its own (e.renamesOff).
+func (n *node) renames(names, added []string) map[string]string {
+	if n.e.renamesOff {
+		return nil
+	}
+	var removed []string
+	for _, name := range names {
+		if _, kept := n.new.Properties[name]; !kept && k8stypes.UnhonouredWhy(n.place(finding.Head), name) == "" {
+			removed = append(removed, name)
+		}
+	}
+	if len(removed) == 0 || len(added) == 0 {
+		return nil
+	}
+	alike := func(r, a string) bool {
+		ro, an := n.old.Properties[r], n.new.Properties[a]
+		return sameShape(&ro, &an) && (structured(&ro) || akin(r, a))
+	}
+	out := map[string]string{}
+	for _, r := range removed {
+		var to []string
+		for _, a := range added {
+			if alike(r, a) {
+				to = append(to, a)
+			}
+		}
+		if len(to) != 1 {
+			continue
+		}
+		from := 0
+		for _, other := range removed {
+			if alike(other, to[0]) {
+				from++
+			}
+		}
+		if from == 1 {
+			out[r] = to[0]
+		}
+	}
+	return out
+}
+
+// structured reports whether a node's shape says more than its type: it has properties, or
+// holds items or map values that do.
+func structured(s *apiextv1.JSONSchemaProps) bool {
+	switch {
+	case len(s.Properties) > 0:
+		return true
+	case s.Items != nil && s.Items.Schema != nil:
+		return structured(s.Items.Schema)
+	case s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:
+		return structured(s.AdditionalProperties.Schema)
+	}
+	return false
+}
+
+// akin reports whether two property names look like one renamed: one holds the other (of three
+// letters or more), or they differ by one edit in five letters (color, colour), case aside.
+func akin(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return len(a) >= 3 && strings.Contains(b, a) || crd.EditDistance(a, b) <= len(a)/5
+}
+
+// sameShape reports whether two schema nodes hold values of the same shape: the same type and
+// int-or-string, the same x-kubernetes markers that decide what is kept (preserve-unknown-fields,
+// embedded-resource), the same property names, each of the same shape, and items and map values
+// of the same shape. Validations and documentation are not compared: a renamed field often gains
+// a check or a better description on the way.
+func sameShape(a, b *apiextv1.JSONSchemaProps) bool {
+	if a.Type != b.Type || a.XIntOrString != b.XIntOrString || isTrue(a.XPreserveUnknownFields) != isTrue(b.XPreserveUnknownFields) ||
+		a.XEmbeddedResource != b.XEmbeddedResource || len(a.Properties) != len(b.Properties) {
+		return false
+	}
+	for name, ap := range a.Properties {
+		bp, ok := b.Properties[name]
+		if !ok || !sameShape(&ap, &bp) {
+			return false
+		}
+	}
+	ai, bi := a.Items != nil && a.Items.Schema != nil, b.Items != nil && b.Items.Schema != nil
+	if ai != bi || ai && !sameShape(a.Items.Schema, b.Items.Schema) {
+		return false
+	}
+	am, bm := a.AdditionalProperties, b.AdditionalProperties
+	switch {
+	case (am == nil) != (bm == nil):
+		return false
+	case am == nil:
+		return true
+	case am.Allows != bm.Allows || (am.Schema == nil) != (bm.Schema == nil):
+		return false
+	}
+	return am.Schema == nil || sameShape(am.Schema, bm.Schema)
 }
 
 func (n *node) fieldAdded(name string) {

@@ -91,14 +91,10 @@ func formatLoosened(n *node) bool {
 	return true
 }
 
-// fieldUnlistedIn reports a removed property as a warning when the new object keeps unknown
-// fields, so its values survive.
-func (n *node) fieldUnlistedIn(name string) bool {
-	if !isTrue(n.new.XPreserveUnknownFields) {
-		return false
-	}
+// fieldUnlisted reports a removed property as a warning when the new object keeps unknown
+// fields, so its values survive; also is what the message adds (a rename).
+func (n *node) fieldUnlisted(name, also string) *finding.Finding {
 	old := n.old.Properties[name]
-	n.emitAt(fieldUnlisted, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
-		"%s was removed from the schema of %s, which keeps unknown fields", childPath(n.path, name), n.path)
-	return true
+	return n.emitAt(fieldUnlisted, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
+		"%s was removed from the schema of %s, which keeps unknown fields%s", childPath(n.path, name), n.path, also)
 }

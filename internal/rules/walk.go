@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,14 +110,6 @@ func (n *node) walkChildren() {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		if nw, ok := w.Properties[name]; ok {
-			ol := o.Properties[name]
-			n.child(childPath(n.path, name), &ol, &nw, false, "properties", name)
-		} else {
-			n.fieldRemoved(name)
-		}
-	}
 	added := make([]string, 0)
 	for name := range w.Properties {
 		if _, ok := o.Properties[name]; !ok {
@@ -123,8 +117,19 @@ func (n *node) walkChildren() {
 		}
 	}
 	sort.Strings(added)
+	renamed := n.renames(names, added)
+	for _, name := range names {
+		if nw, ok := w.Properties[name]; ok {
+			ol := o.Properties[name]
+			n.child(childPath(n.path, name), &ol, &nw, false, "properties", name)
+		} else {
+			n.fieldRemoved(name, renamed[name])
+		}
+	}
 	for _, name := range added {
-		n.fieldAdded(name)
+		if !slices.Contains(slices.Collect(maps.Values(renamed)), name) { // else the removal names it
+			n.fieldAdded(name)
+		}
 	}
 	n.judge(kwProperties)
 
