@@ -18,6 +18,11 @@ func sameCopies(pairs []crd.Pair) []int {
 	copyOf := make([]int, len(pairs))
 	for i, p := range pairs {
 		copyOf[i] = -1
+		if p.Old != nil && p.Old == p.New {
+			// Unchanged, compared with nothing: no findings to share, and its text, which
+			// telling copies apart would read again (crd.Shed), is left alone.
+			continue
+		}
 		for j := 0; j < i; j++ {
 			if copyOf[j] < 0 && pairs[j].Name() == p.Name() && sameSide(pairs[j].Old, p.Old) && sameSide(pairs[j].New, p.New) {
 				copyOf[i] = j

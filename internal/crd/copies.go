@@ -8,13 +8,14 @@ import yaml "go.yaml.in/yaml/v3"
 // findings then differ only by d.Line-c.Line. Documents changed by kustomize patches are never
 // the same text: what is compared is not what is written.
 func (c *CRD) SameText(d *CRD) bool {
-	if c == nil || d == nil || c.root == nil || d.root == nil || c.PatchedBy != "" || d.PatchedBy != "" {
+	if c == nil || d == nil || c.PatchedBy != "" || d.PatchedBy != "" || c.shape != d.shape {
 		return false
 	}
-	if c.root == d.root && c.Line == d.Line {
+	if c.Line == d.Line && (c.lazy != nil && c.lazy == d.lazy || c.lazy == nil && c.root != nil && c.root == d.root) {
 		return true // copies of one blob share their documents (source's addUnchanged)
 	}
-	return sameNode(c.root, d.root, c.Line, d.Line)
+	a, b := c.tree(), d.tree()
+	return a != nil && b != nil && sameNode(a, b, c.Line, d.Line)
 }
 
 func sameNode(a, b *yaml.Node, aStart, bStart int) bool {

@@ -54,6 +54,12 @@ type CRD struct {
 	PatchedBy string
 
 	root *yaml.Node
+	// lazy holds what parses root again once Shed dropped it.
+	lazy *lazyTree
+	// shape is shapeOf(root): copies of different shapes are not the same text (SameText).
+	shape uint64
+	// relocated says Relocate moved the lines: the file's text no longer gives the tree.
+	relocated bool
 }
 
 // Pair is one CRD (paired by metadata.name) before and after a change; Old is nil for a new
@@ -218,7 +224,7 @@ func decodeDocument(file string, doc *yaml.Node, merges bool) (*CRD, *Problem) {
 		name = scalarAt(meta, "name")
 	}
 	if !isDefinition(root) {
-		return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Patch: true, root: root}, nil
+		return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Patch: true, root: root, shape: shapeOf(root, root.Line)}, nil
 	}
 	fail := func(line int, format string, args ...any) (*CRD, *Problem) {
 		return nil, &Problem{File: file, Line: line, Name: name, Message: fmt.Sprintf(format, args...)}
@@ -247,7 +253,7 @@ func decodeDocument(file string, doc *yaml.Node, merges bool) (*CRD, *Problem) {
 		return fail(root.Line, "metadata.name %q does not decode as a string", name)
 	}
 	serverDefaults(obj)
-	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, Unknown: unknownKeys(root, apiVersion), root: root}, nil
+	return &CRD{Name: name, File: file, APIVersion: apiVersion, Line: root.Line, Object: obj, Unknown: unknownKeys(root, apiVersion), root: root, shape: shapeOf(root, root.Line)}, nil
 }
 
 // isDefinition reports whether a CRD document has what the API server needs to define a

@@ -32,13 +32,13 @@ func (p Path) Join(segs ...any) Path {
 // leaves the document (the key is not there), it returns the line of the deepest node that is,
 // so every location names a real line.
 func (c *CRD) LineOf(p Path) int {
-	line, _ := lookup(c.root, c.Line, p)
+	line, _ := lookup(c.tree(), c.Line, p)
 	return line
 }
 
 // Has reports whether the whole path exists in the document.
 func (c *CRD) Has(p Path) bool {
-	_, ok := lookup(c.root, c.Line, p)
+	_, ok := lookup(c.tree(), c.Line, p)
 	return ok
 }
 
@@ -115,7 +115,7 @@ func step(n *yaml.Node, seg any) (*yaml.Node, int) {
 // VersionPath is the path of the spec.versions item named v. For a v1beta1 CRD with only
 // spec.version it is that key.
 func (c *CRD) VersionPath(v string) Path {
-	if spec := child(c.root, "spec"); spec != nil && child(spec, "versions") == nil && scalarAt(spec, "version") != "" {
+	if spec := child(c.tree(), "spec"); spec != nil && child(spec, "versions") == nil && scalarAt(spec, "version") != "" {
 		return Path{"spec", "version"}
 	}
 	return Path{"spec", "versions", ItemWith{"name", v}}
@@ -138,7 +138,7 @@ func (c *CRD) perVersion(v, key, sub, topLevel string) Path {
 		own = append(own, sub)
 	}
 	if c.APIVersion == GroupVersionV1beta1 && !c.Has(own[:4]) {
-		if spec := child(c.root, "spec"); spec != nil && child(spec, topLevel) != nil {
+		if spec := child(c.tree(), "spec"); spec != nil && child(spec, topLevel) != nil {
 			top := Path{"spec", topLevel}
 			if sub != "" {
 				top = append(top, sub)

@@ -11,7 +11,12 @@ func (c *CRD) Relocate(file string, line func(int) int) {
 	for i := range c.Unknown {
 		c.Unknown[i].Line = line(c.Unknown[i].Line)
 	}
-	relocateNodes(c.root, line, map[*yaml.Node]bool{})
+	root := c.tree()
+	relocateNodes(root, line, map[*yaml.Node]bool{})
+	c.root, c.lazy, c.relocated = root, nil, true
+	if root != nil {
+		c.shape = shapeOf(root, c.Line)
+	}
 }
 
 // relocateNodes rewrites the line of every node under n once (aliases share nodes).

@@ -66,10 +66,11 @@ func (c *CRD) AnnotationSize() (int, error) {
 
 // applied is the document as kubectl reads it: JSON values, whole numbers as int64.
 func (c *CRD) applied() (map[string]any, error) {
-	if c.root == nil {
+	root := c.tree()
+	if root == nil {
 		return nil, fmt.Errorf("%s: the document's text is not at hand", c.Name)
 	}
-	raw, err := toJSON(c.root)
+	raw, err := toJSON(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.Name, err)
 	}

@@ -25,11 +25,12 @@ import (
 // key of a mapping stays in the JSON object, and it leaves out the whole annotations entry,
 // which the measure rewrites.
 func (c *CRD) AnnotationBounds() (lo, hi int, ok bool) {
-	if c.root == nil {
+	root := c.tree()
+	if root == nil {
 		return 0, 0, false
 	}
 	var w boundWalk
-	lo, hi = w.node(c.root, 0)
+	lo, hi = w.node(root, 0)
 	if w.failed {
 		return 0, 0, false
 	}
@@ -39,7 +40,7 @@ func (c *CRD) AnnotationBounds() (lo, hi int, ok bool) {
 	const added = len(`,"metadata":{"annotations":{}}`)
 	hi += len(LastAppliedAnnotation) + len("\n") + added
 	lo += len(LastAppliedAnnotation) + len("\n")
-	if meta := child(c.root, "metadata"); meta == nil || meta.Kind != yaml.MappingNode {
+	if meta := child(root, "metadata"); meta == nil || meta.Kind != yaml.MappingNode {
 		lo = 0 // the measure replaces it: its size is not a floor
 	} else if a := child(meta, "annotations"); a != nil {
 		_, ahi := w.node(a, 0)

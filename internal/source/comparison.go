@@ -319,9 +319,16 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 		var read []*crd.CRD
 		for _, c := range one.CRDs {
 			if names[c.Name] {
+				for _, u := range unchanged {
+					if u.Name == c.Name && c.ShareObject(u) {
+						break
+					}
+				}
 				read = append(read, c)
 			}
 		}
+		// Compared with nothing: the text is read again only to place a finding in it.
+		crd.Shed(name, func() ([]byte, error) { return r.readBlob(name, entry) }, read)
 		byBlob[entry.Hash] = read
 		unchanged = append(unchanged, read...)
 		return nil

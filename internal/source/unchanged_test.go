@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -10,7 +11,9 @@ import (
 
 // TestUnchangedCopiesReadOnce: release copies of a changed CRD that are one blob are read and
 // parsed once, each copy under its own name (40 copies of a 60-CRD bundle held 40 parses,
-// 1.1 GB); a copy that differs is read on its own.
+// 1.1 GB); a copy in another blob that defines the same (v3: a comment more) keeps one Object
+// with them; a copy that defines something else (v4: a label) is its own. Their YAML trees are
+// dropped and read again, from git, when a line is asked for.
 func TestUnchangedCopiesReadOnce(t *testing.T) {
 	old, err1 := os.ReadFile("../../testdata/rules/sample-invalid/maximum-lowered/old.yaml")
 	new, err2 := os.ReadFile("../../testdata/rules/sample-invalid/maximum-lowered/new.yaml")
@@ -22,6 +25,7 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 	repo.Write("releases/v1/widgets.yaml", old)
 	repo.Write("releases/v2/widgets.yaml", old)
 	repo.Write("releases/v3/widgets.yaml", append(append([]byte{}, old...), "# v3\n"...))
+	repo.Write("releases/v4/widgets.yaml", bytes.Replace(old, []byte("metadata:\n"), []byte("metadata:\n  labels: {v: \"4\"}\n"), 1))
 	base := repo.Commit("base")
 	repo.Write("config/crd/widgets.yaml", new)
 	head := repo.Commit("head")
@@ -46,7 +50,7 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 		for _, c := range side.crds {
 			files = append(files, c.File)
 		}
-		want := []string{"releases/v1/widgets.yaml", "releases/v2/widgets.yaml", "releases/v3/widgets.yaml", "config/crd/widgets.yaml"}
+		want := []string{"releases/v1/widgets.yaml", "releases/v2/widgets.yaml", "releases/v3/widgets.yaml", "releases/v4/widgets.yaml", "config/crd/widgets.yaml"}
 		if len(files) != len(want) {
 			t.Fatalf("%s: CRDs from %q, want %q", side.name, files, want)
 		}
@@ -55,12 +59,25 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 				t.Fatalf("%s: CRDs from %q, want %q", side.name, files, want)
 			}
 		}
-		v1, v2, v3 := side.crds[0], side.crds[1], side.crds[2]
+		v1, v2, v3, v4, cfg := side.crds[0], side.crds[1], side.crds[2], side.crds[3], side.crds[4]
 		if v1.Object != v2.Object || !v1.SameText(v2) || v1.Line != v2.Line {
 			t.Errorf("%s: the copies of one blob were read twice", side.name)
 		}
-		if v3.Object == v1.Object {
-			t.Errorf("%s: the copy that differs was not read on its own", side.name)
+		if v3 == v1 || v3.Object != v1.Object || !v3.SameText(v1) {
+			t.Errorf("%s: the copy in another blob that defines the same keeps an Object of its own", side.name)
+		}
+		if v4.Object == v1.Object || v4.SameText(v1) || v4.Object.Labels["v"] != "4" {
+			t.Errorf("%s: the copy that defines something else shares another's Object", side.name)
+		}
+		// Read again from git: the line of a key in a shed copy is the line in its file.
+		at := crd.Path{"spec", "names", "kind"}
+		for _, c := range []struct {
+			*crd.CRD
+			more int // lines above the key that cfg lacks
+		}{{v1, 0}, {v3, 0}, {v4, 1}} {
+			if got, want := c.LineOf(at), cfg.LineOf(at)+c.more; got != want {
+				t.Errorf("%s: %s: spec.names.kind at line %d, want %d", side.name, c.File, got, want)
+			}
 		}
 	}
 }
