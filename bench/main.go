@@ -1,4 +1,4 @@
-// Command bench runs crdguard and crdify (sigs.k8s.io/crdify v0.6.0, as a library) on every pair of
+// Command bench runs crdguard and crdify (sigs.k8s.io/crdify, as a library: the version crdguard's go.mod pins) on every pair of
 // ../shared/corpus, and on each of the hardest pairs of ../shared/perf alone, in one process and
 // prints side-by-side tables. It is its own module so that crdify never enters crdguard's
 // dependencies.

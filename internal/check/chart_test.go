@@ -4,79 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crdguard/crdguard/internal/charttest"
 	"github.com/crdguard/crdguard/internal/source"
 )
 
 // Charts shaped like the ones operators ship: the CRD templated in templates/ behind a flag,
 // with a helper's labels, values, .Release and .Chart, and tpl. Each test shows what a pull
 // request does to such a chart in git mode.
-
-const chartYAML = "apiVersion: v2\nname: widgets\nversion: 1.0.0\nappVersion: \"1.0\"\n"
-
-const helpersTpl = `{{- define "widgets.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-{{- end }}
-`
-
-const widgetsValues = "crds:\n  enabled: true\nmaxSize: 10\ndescription: \"A widget of {{ .Release.Name }}.\"\n"
-
-// widgetsTemplate is a CRD template; its lines (1-based) are what the tests locate findings on:
-// 28 size, 30 maximum, 31 color, 35 description.
-const widgetsTemplate = `{{- if .Values.crds.enabled }}
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-  labels:
-    {{- include "widgets.labels" . | nindent 4 }}
-  annotations:
-    helm.sh/resource-policy: keep
-    meta.helm.sh/release-namespace: {{ .Release.Namespace }}
-spec:
-  group: example.com
-  names:
-    kind: Widget
-    plural: widgets
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size:
-                type: integer
-                maximum: {{ .Values.maxSize }}
-              color:
-                type: string
-              note:
-                type: string
-                description: {{ tpl .Values.description . | quote }}
-{{- end }}
-`
-
-// plainWidgets is widgetsTemplate as its chart renders it, written as a plain file, with a
-// description of one's own.
-func plainWidgets(description string) string {
-	return strings.NewReplacer("{{- if .Values.crds.enabled }}\n", "", "{{- end }}\n", "",
-		"    {{- include \"widgets.labels\" . | nindent 4 }}\n", "    app.kubernetes.io/name: widgets\n",
-		"{{ .Release.Namespace }}", "default", "{{ .Values.maxSize }}", "10",
-		"{{ tpl .Values.description . | quote }}", description).Replace(widgetsTemplate)
-}
-
-// writeChart writes the widgets chart at dir with a template and values.
-func writeChart(tr *testRepo, dir, template, values string) {
-	tr.Write(dir+"/Chart.yaml", []byte(chartYAML))
-	tr.Write(dir+"/values.yaml", []byte(values))
-	tr.Write(dir+"/templates/_helpers.tpl", []byte(helpersTpl))
-	tr.Write(dir+"/templates/crds/widgets.yaml", []byte(template))
-}
 
 // chartChange commits a chart at base, lets change edit the tree, commits head and checks.
 func chartChange(t *testing.T, base func(tr *testRepo), change func(tr *testRepo), f source.Filter) *GitResult {
@@ -91,9 +25,9 @@ func chartChange(t *testing.T, base func(tr *testRepo), change func(tr *testRepo
 
 func TestChartBothSidesTemplatedWithARemoval(t *testing.T) {
 	res := chartChange(t, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
 	}, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1), widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.WithoutColor(charttest.Template), charttest.Values))
 	}, source.Filter{})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n")
 	if res.CRDs != 1 {
@@ -104,11 +38,11 @@ func TestChartBothSidesTemplatedWithARemoval(t *testing.T) {
 // Templated on one side only: the base's plain CRD in templates/ becomes a template. Before
 // rendering, the head's CRD was unread and the base's looked removed.
 func TestChartOneSideTemplated(t *testing.T) {
-	plain := plainWidgets(`"A widget of release-name."`)
+	plain := charttest.Plain(`"A widget of release-name."`)
 	res := chartChange(t, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", plain, widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", plain, charttest.Values))
 	}, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "{{ .Values.maxSize }}", "{{ sub .Values.maxSize 5 }}", 1), widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", strings.Replace(charttest.Template, "{{ .Values.maxSize }}", "{{ sub .Values.maxSize 5 }}", 1), charttest.Values))
 	}, source.Filter{})
 	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size charts/widgets/templates/crds/widgets.yaml:30 head\n")
 }
@@ -117,9 +51,9 @@ func TestChartOneSideTemplated(t *testing.T) {
 // finding lands on the template's line that writes the value.
 func TestChartValuesOnlyChange(t *testing.T) {
 	res := chartChange(t, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
 	}, func(tr *testRepo) {
-		tr.Write("charts/widgets/values.yaml", []byte(strings.Replace(widgetsValues, "maxSize: 10", "maxSize: 5", 1)))
+		tr.Write("charts/widgets/values.yaml", []byte(strings.Replace(charttest.Values, "maxSize: 10", "maxSize: 5", 1)))
 	}, source.Filter{})
 	assertFindings(t, res, "max-decreased widgets.example.com v1 .spec.size charts/widgets/templates/crds/widgets.yaml:30 head\n")
 }
@@ -127,11 +61,11 @@ func TestChartValuesOnlyChange(t *testing.T) {
 // A chart that needs a value it is not given does not render: an error at the template naming
 // the value, never "0 CRDs compared".
 func TestChartNotRendered(t *testing.T) {
-	required := strings.Replace(widgetsTemplate, "{{ .Values.maxSize }}", `{{ required "maxSize is required" .Values.maxSize }}`, 1)
+	required := strings.Replace(charttest.Template, "{{ .Values.maxSize }}", `{{ required "maxSize is required" .Values.maxSize }}`, 1)
 	res := chartChange(t, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
 	}, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", strings.Replace(required, "              color:\n                type: string\n", "", 1), "crds:\n  enabled: true\ndescription: d\n")
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.WithoutColor(required), "crds:\n  enabled: true\ndescription: d\n"))
 	}, source.Filter{})
 	assertFindings(t, res, "chart-not-rendered    charts/widgets/templates/crds/widgets.yaml:30 head\n")
 	f := res.Findings[0]
@@ -140,9 +74,9 @@ func TestChartNotRendered(t *testing.T) {
 	}
 	// Given the value, the change is compared.
 	res = chartChange(t, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
 	}, func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", strings.Replace(required, "              color:\n                type: string\n", "", 1), "crds:\n  enabled: true\ndescription: d\n")
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.WithoutColor(required), "crds:\n  enabled: true\ndescription: d\n"))
 	}, source.Filter{Helm: source.HelmSettings{Charts: []source.ChartSettings{{Chart: "charts/*", Values: source.Values{Set: map[string]any{"maxSize": 10}}}}}})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n")
 }
@@ -151,11 +85,11 @@ func TestChartNotRendered(t *testing.T) {
 // an error naming the condition and the value to set; with the flag set in .crdguard.yaml (a
 // named value set), the change is compared, as that set's delivery.
 func TestChartCRDsBehindAFlag(t *testing.T) {
-	off := strings.Replace(widgetsValues, "enabled: true", "enabled: false", 1)
+	off := strings.Replace(charttest.Values, "enabled: true", "enabled: false", 1)
 	change := func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1), off)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.WithoutColor(charttest.Template), off))
 	}
-	base := func(tr *testRepo) { writeChart(tr, "charts/widgets", widgetsTemplate, off) }
+	base := func(tr *testRepo) { charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, off)) }
 	res := chartChange(t, base, change, source.Filter{})
 	assertFindings(t, res, "chart-not-rendered widgets.example.com   charts/widgets/templates/crds/widgets.yaml:1 head\n")
 	if want := "this template of chart charts/widgets holds a CustomResourceDefinition but renders no CRD: its condition {{ if .Values.crds.enabled }} (line 1) is false with its values, so its CRDs are not compared; set helm.set: {crds.enabled: true} for chart charts/widgets in .crdguard.yaml (or a value set that turns it on)"; res.Findings[0].Message != want {
@@ -173,10 +107,10 @@ func TestChartSubChart(t *testing.T) {
 	sub := func(tr *testRepo, template string) {
 		tr.Write("charts/app/Chart.yaml", []byte("apiVersion: v2\nname: app\nversion: 1.0.0\ndependencies:\n- name: widgets\n  version: 1.0.0\n  condition: crds.install\n"))
 		tr.Write("charts/app/values.yaml", []byte("crds:\n  install: true\nwidgets:\n  maxSize: 10\n  crds:\n    enabled: true\n"))
-		writeChart(tr, "charts/app/charts/widgets", template, "crds:\n  enabled: false\nmaxSize: 1\ndescription: d\n")
+		charttest.Write(tr, charttest.Chart("charts/app/charts/widgets", template, "crds:\n  enabled: false\nmaxSize: 1\ndescription: d\n"))
 	}
-	res := chartChange(t, func(tr *testRepo) { sub(tr, widgetsTemplate) }, func(tr *testRepo) {
-		sub(tr, strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1))
+	res := chartChange(t, func(tr *testRepo) { sub(tr, charttest.Template) }, func(tr *testRepo) {
+		sub(tr, charttest.WithoutColor(charttest.Template))
 	}, source.Filter{})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color charts/app/charts/widgets/templates/crds/widgets.yaml:31 base\n")
 }
@@ -184,11 +118,11 @@ func TestChartSubChart(t *testing.T) {
 // {{ }} inside a description of a plain CRD file is text: the file is read, and a real change in
 // it is reported (before: invalid-crd, and the change hidden behind it).
 func TestPlainDescriptionWithBraces(t *testing.T) {
-	plain := plainWidgets(`"Rendered as {{ .Name }} by the controller."`)
+	plain := charttest.Plain(`"{{ .Name }}-{{ .Namespace }} names the generated secret."`)
 	res := chartChange(t, func(tr *testRepo) {
 		tr.Write("config/crd/widgets.yaml", []byte(plain))
 	}, func(tr *testRepo) {
-		tr.Write("config/crd/widgets.yaml", []byte(strings.Replace(plain, "              color:\n                type: string\n", "", 1)))
+		tr.Write("config/crd/widgets.yaml", []byte(charttest.WithoutColor(plain)))
 	}, source.Filter{})
 	assertFindings(t, res, "field-removed widgets.example.com v1 .spec.color config/crd/widgets.yaml:30 base\n")
 }
@@ -197,16 +131,18 @@ func TestPlainDescriptionWithBraces(t *testing.T) {
 // still ships: one crd-left-repository warning at the dependency, never crd-removed. The twin,
 // a dependency the chart holds in charts/, leaves the CRD removed.
 func TestChartCRDLeavesForADependency(t *testing.T) {
-	base := func(tr *testRepo) { writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues) }
+	base := func(tr *testRepo) {
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
+	}
 	deps := "dependencies:\n- name: widgets-crds\n  version: 1.0.0\n  repository: https://charts.example.com\n"
 	res := chartChange(t, base, func(tr *testRepo) {
 		tr.Remove("charts/widgets/templates/crds/widgets.yaml")
-		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML+deps))
+		tr.Write("charts/widgets/Chart.yaml", []byte(charttest.ChartYAML+deps))
 	}, source.Filter{})
 	assertFindings(t, res, "crd-left-repository widgets.example.com   charts/widgets/Chart.yaml:8 head\n")
 	res = chartChange(t, base, func(tr *testRepo) {
 		tr.Remove("charts/widgets/templates/crds/widgets.yaml")
-		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML+deps))
+		tr.Write("charts/widgets/Chart.yaml", []byte(charttest.ChartYAML+deps))
 		tr.Write("charts/widgets/charts/widgets-crds/Chart.yaml", []byte("apiVersion: v2\nname: widgets-crds\nversion: 1.0.0\n"))
 	}, source.Filter{})
 	assertFindings(t, res, "crd-removed widgets.example.com   charts/widgets/templates/crds/widgets.yaml:5 base\n")
@@ -215,9 +151,9 @@ func TestChartCRDLeavesForADependency(t *testing.T) {
 // A chart whose templates/ folder is a link to the CRD folder renders what the link leads to, as
 // Helm's loader follows it: a CRD moved from crds/ behind the link, without keep, is reported.
 func TestChartSymlinkedTemplates(t *testing.T) {
-	plain := strings.Replace(plainWidgets(`"d"`), "    helm.sh/resource-policy: keep\n", "", 1)
+	plain := strings.Replace(charttest.Plain(`"d"`), "    helm.sh/resource-policy: keep\n", "", 1)
 	res := chartChange(t, func(tr *testRepo) {
-		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML))
+		tr.Write("charts/widgets/Chart.yaml", []byte(charttest.ChartYAML))
 		tr.Write("charts/widgets/crds/widgets.yaml", []byte(plain))
 	}, func(tr *testRepo) {
 		tr.Remove("charts/widgets/crds/widgets.yaml")
@@ -229,11 +165,11 @@ func TestChartSymlinkedTemplates(t *testing.T) {
 
 // A chart new in the change is no Helm upgrade: its crds/ CRDs are not helm-crd-not-upgraded.
 func TestNewChartIsNoUpgrade(t *testing.T) {
-	plain := plainWidgets(`"d"`)
+	plain := charttest.Plain(`"d"`)
 	res := chartChange(t, func(tr *testRepo) {
 		tr.Write("README.md", []byte("a\n"))
 	}, func(tr *testRepo) {
-		tr.Write("charts/widgets/Chart.yaml", []byte(chartYAML))
+		tr.Write("charts/widgets/Chart.yaml", []byte(charttest.ChartYAML))
 		tr.Write("charts/widgets/crds/widgets.yaml", []byte(plain))
 	}, source.Filter{})
 	assertFindings(t, res, "")
@@ -250,9 +186,11 @@ func TestChartValueSetsAreDeliveries(t *testing.T) {
 			{Name: "large", Values: source.Values{Set: map[string]any{"maxSize": large}}},
 		}}}}}
 	}
-	base := func(tr *testRepo) { writeChart(tr, "charts/widgets", widgetsTemplate, widgetsValues) }
+	base := func(tr *testRepo) {
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
+	}
 	change := func(tr *testRepo) {
-		writeChart(tr, "charts/widgets", strings.Replace(widgetsTemplate, "              color:\n                type: string\n", "", 1), widgetsValues)
+		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.WithoutColor(charttest.Template), charttest.Values))
 	}
 	const removed = ".spec.color was removed: clients that set it are rejected or silently lose it, and stored values are pruned on the next write; keep the field and mark it deprecated, or add a new version with a conversion webhook"
 	for _, tc := range []struct {
