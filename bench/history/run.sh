@@ -2,7 +2,7 @@
 # Storage history in seconds (issue 43): builds the synthetic histories of BenchmarkGitHistory
 # (2,000 commits, 200 release tags, a 30-CRD bundle of 270 KB changed every 10 commits) and
 # BenchmarkGitHistoryLargeBundle (a 1 MB, 110-CRD bundle changed in each of 220 releases),
-# packed by git itself as a clone's are, and runs `crdguard check --base main --head pr --format
+# packed by git itself as a clone's are (objects and refs), and runs `crdguard check --base main --head pr --format
 # json` on each as a whole process under /usr/bin/time (peak RSS, wall, cpu), with the rules of
 # its findings. The run without history that the issue's bound (at most 3x) compares with is
 # "marked": the same repository and change as the run that needs history, with base's bundle
@@ -32,6 +32,7 @@ for c in "${@:-small/none small/marked small/stored small/never-stored large/mar
     if [ ! -d "$r" ]; then
       "$work/history" -shape "${sc%/*}" -change "${sc#*/}" "$r"
       git -C "$r" repack -a -d -f -q # as a clone's pack is: git's own delta choices
+      git -C "$r" pack-refs --all # and its tags, in one packed-refs file
     fi
     (cd "$r" && /usr/bin/time -f "$sc: wall %e s, cpu %U+%S s, peak %M KiB" -o "$work/time" "$work/crdguard" check --base main --head pr --format json > "$work/out.json") || true
     cat "$work/time"

@@ -91,7 +91,7 @@ func (h *History) Open(qs []HistoryQuestion) []string {
 // StorageHistory answers the questions from the release tags and the commits reachable from at,
 // in one walk that stops when every question is answered.
 func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History, error) {
-	w := &historyWalk{r: r, names: map[string]bool{}, trees: map[plumbing.Hash][]fileFacts{}, blobs: map[plumbing.Hash][]crd.VersionFacts{}}
+	w := &historyWalk{r: r, names: map[string]bool{}, trees: map[plumbing.Hash][]fileFacts{}, blobs: map[plumbing.Hash][]crd.VersionFacts{}, contents: newHistoryBlobs(r, int(objectCacheSize))}
 	h := &History{Answers: map[string]*HistoryAnswer{}}
 	for _, q := range qs {
 		w.names[q.Name] = true
@@ -155,6 +155,8 @@ type historyWalk struct {
 	trees  map[plumbing.Hash][]fileFacts
 	blobs  map[plumbing.Hash][]crd.VersionFacts
 	unread map[plumbing.Hash]bool
+	// contents reads the blobs, resolving their deltas by the hashes the trees give.
+	contents *historyBlobs
 }
 
 // fileFacts are the version facts of one file of a tree, by its path below the tree.
@@ -221,7 +223,13 @@ func (w *historyWalk) blob(e object.TreeEntry) []crd.VersionFacts {
 		return out
 	}
 	var out []crd.VersionFacts
-	data, err := w.r.readBlob(e.Name, e)
+	data, err := []byte(nil), errUnresolved
+	if e.Mode != filemode.Symlink && e.Mode != filemode.Submodule {
+		data, err = w.contents.read(e.Hash)
+	}
+	if err != nil {
+		data, err = w.r.readBlob(e.Name, e)
+	}
 	switch {
 	case err != nil:
 		w.missing(e.Hash)
