@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -177,45 +178,88 @@ func TestNewChartIsNoUpgrade(t *testing.T) {
 
 // Issue 41 item 4: a chart compared under two named value sets is two deliveries. Sets that
 // render one template into different definitions are no duplicate-crd (each set is installed on
-// its own), and each finding names the set it was found with; sets that render the same
-// definition give one finding naming both.
+// its own), and every finding about a CRD rendered with named sets names them — rule findings,
+// the helm-* rules and crd-left-repository alike: a finding each set's rendering gives on its own
+// names that set, one that sets rendering the same definition (or a CRD that arrives or leaves
+// under all of them) give once names them all.
 func TestChartValueSetsAreDeliveries(t *testing.T) {
-	sets := func(small, large int) source.Filter {
-		return source.Filter{Helm: source.HelmSettings{Charts: []source.ChartSettings{{Chart: "charts/widgets", Sets: []source.ValueSet{
-			{Name: "small", Values: source.Values{Set: map[string]any{"maxSize": small}}},
-			{Name: "large", Values: source.Values{Set: map[string]any{"maxSize": large}}},
-		}}}}}
+	sets := func(named map[string]int) source.Filter {
+		var vs []source.ValueSet
+		for _, name := range []string{"large", "on", "small"} {
+			if max, ok := named[name]; ok {
+				vs = append(vs, source.ValueSet{Name: name, Values: source.Values{Set: map[string]any{"maxSize": max, "crds.enabled": true}}})
+			}
+		}
+		return source.Filter{Helm: source.HelmSettings{Charts: []source.ChartSettings{{Chart: "charts/widgets", Sets: vs}}}}
 	}
-	base := func(tr *testRepo) {
-		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.Template, charttest.Values))
+	differ, same := sets(map[string]int{"small": 5, "large": 20}), sets(map[string]int{"small": 10, "large": 10})
+	const tpl = "charts/widgets/templates/crds/widgets.yaml"
+	noKeep := strings.Replace(charttest.Template, "    helm.sh/resource-policy: keep\n", "", 1)
+	plain := strings.Replace(charttest.Plain(`"d"`), "    helm.sh/resource-policy: keep\n", "", 1)
+	chart := func(template string) func(tr *testRepo) {
+		return func(tr *testRepo) { charttest.Write(tr, charttest.Chart("charts/widgets", template, charttest.Values)) }
 	}
-	change := func(tr *testRepo) {
-		charttest.Write(tr, charttest.Chart("charts/widgets", charttest.WithoutColor(charttest.Template), charttest.Values))
-	}
-	const removed = ".spec.color was removed: clients that set it are rejected or silently lose it, and stored values are pruned on the next write; keep the field and mark it deprecated, or add a new version with a conversion webhook"
+	const (
+		removed     = ".spec.color was removed: clients that set it are rejected or silently lose it, and stored values are pruned on the next write; keep the field and mark it deprecated, or add a new version with a conversion webhook"
+		keepRemoved = "CRD widgets.example.com in charts/widgets/templates no longer has helm.sh/resource-policy: keep: helm uninstall deletes it and every object of it: keep the annotation helm.sh/resource-policy: keep on templated CRDs"
+		keepMissing = "CRD widgets.example.com is new in charts/widgets/templates without helm.sh/resource-policy: keep: helm uninstall would delete it and every object of it: add the annotation helm.sh/resource-policy: keep to templated CRDs"
+	)
 	for _, tc := range []struct {
-		name     string
-		f        source.Filter
-		want     string
-		messages []string
+		name         string
+		base, change func(tr *testRepo)
+		f            source.Filter
+		want         []string // rule file:line side: message
 	}{
-		{"sets that render differently", sets(5, 20),
-			"field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n" +
-				"field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n",
-			[]string{`with value set "large": ` + removed, `with value set "small": ` + removed}},
-		{"sets that render the same", sets(10, 10),
-			"field-removed widgets.example.com v1 .spec.color charts/widgets/templates/crds/widgets.yaml:31 base\n",
-			[]string{`with value sets "large", "small": ` + removed}},
+		{"a field removed, sets that render differently", chart(charttest.Template), chart(charttest.WithoutColor(charttest.Template)), differ, []string{
+			"field-removed " + tpl + ":31 base: with value set \"large\": " + removed,
+			"field-removed " + tpl + ":31 base: with value set \"small\": " + removed}},
+		{"a field removed, sets that render the same", chart(charttest.Template), chart(charttest.WithoutColor(charttest.Template)), same, []string{
+			"field-removed " + tpl + ":31 base: with value sets \"large\", \"small\": " + removed}},
+		{"keep removed, sets that render differently", chart(charttest.Template), chart(noKeep), differ, []string{
+			"helm-keep-removed " + tpl + ":9 base: with value set \"large\": " + keepRemoved,
+			"helm-keep-removed " + tpl + ":9 base: with value set \"small\": " + keepRemoved}},
+		{"keep removed, sets that render the same", chart(charttest.Template), chart(noKeep), same, []string{
+			"helm-keep-removed " + tpl + ":9 base: with value sets \"large\", \"small\": " + keepRemoved}},
+		{"a new chart without keep", func(tr *testRepo) { tr.Write("README.md", []byte("a\n")) }, chart(noKeep), differ, []string{
+			"crd-added " + tpl + ":5 head: with value sets \"large\", \"small\": CRD widgets.example.com is new",
+			"helm-keep-missing " + tpl + ":5 head: with value sets \"large\", \"small\": " + keepMissing}},
+		{"moved from crds/ to templates/", func(tr *testRepo) {
+			tr.Write("charts/widgets/Chart.yaml", []byte(charttest.ChartYAML))
+			tr.Write("charts/widgets/crds/widgets.yaml", []byte(plain))
+		}, func(tr *testRepo) {
+			tr.Remove("charts/widgets/crds/widgets.yaml")
+			charttest.Write(tr, charttest.Chart("charts/widgets", noKeep, strings.Replace(charttest.Values, "description: \"A widget of {{ .Release.Name }}.\"", "description: d", 1)))
+		}, sets(map[string]int{"on": 10}), []string{
+			"helm-crd-moved-to-templates " + tpl + ":5 head: with value set \"on\": CRD widgets.example.com moved from charts/widgets/crds to charts/widgets/templates: " +
+				`helm upgrade of every release installed before fails with 'CustomResourceDefinition "widgets.example.com" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata': ` +
+				"tell users to add Helm's ownership metadata to the installed CRD before upgrading (label app.kubernetes.io/managed-by: Helm and annotations meta.helm.sh/release-name: RELEASE and meta.helm.sh/release-namespace: NAMESPACE)",
+			"helm-keep-missing " + tpl + ":5 head: with value set \"on\": " + keepMissing}},
+		{"left for a dependency from a chart repository", chart(charttest.Template), func(tr *testRepo) {
+			tr.Remove(tpl)
+			tr.Write("charts/widgets/Chart.yaml", []byte(charttest.ChartYAML+"dependencies:\n- name: widgets-crds\n  version: 1.0.0\n  repository: https://charts.example.com\n"))
+		}, differ, []string{
+			"crd-left-repository charts/widgets/Chart.yaml:8 head: with value sets \"large\", \"small\": CRD widgets.example.com left the repository (" + tpl + " in base) for the remote resource " +
+				"https://charts.example.com widgets-crds 1.0.0 (charts/widgets/Chart.yaml:8), which crdguard does not fetch: the CRD stays installed, but what this change does to it is not checked; " +
+				"run crdguard in the repository the CRD now comes from, between the release shipped before and the one the remote names, or review that upgrade by hand"}},
+		{"left the chart's release for config/crd", chart(noKeep), func(tr *testRepo) {
+			tr.Remove(tpl)
+			tr.Write("config/crd/widgets.yaml", []byte(strings.Replace(plain, "maximum: 10", "maximum: 5", 1)))
+		}, differ, []string{
+			"helm-crd-left-release " + tpl + ":5 base: with value sets \"large\", \"small\": chart charts/widgets no longer renders CRD widgets.example.com, which the project still ships elsewhere: " +
+				"helm upgrade deletes it from every cluster that installed the chart, and every object of it: keep the CRD in the chart's templates/, or release it with helm.sh/resource-policy: keep before taking it out",
+			// The plain copy takes the place of the first set's rendering (pairing keeps one per
+			// path): compared with it, the change says which set it was.
+			"max-decreased config/crd/widgets.yaml:28 head: with value set \"large\": maximum of .spec.size changed from 20 to 5: stored objects outside the new bound keep updating only while the value is unchanged (validation ratcheting); clients sending such values are rejected; loosen the bound, or tighten it only in a new version",
+			"description-changed config/crd/widgets.yaml:33 head: with value set \"large\": description of .spec.note changed"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := chartChange(t, base, change, tc.f)
-			assertFindings(t, res, tc.want)
-			var messages []string
+			res := chartChange(t, tc.base, tc.change, tc.f)
+			var got []string
 			for _, f := range res.Findings {
-				messages = append(messages, f.Message)
+				got = append(got, fmt.Sprintf("%s %s:%d %s: %s", f.Rule, f.Location.File, f.Location.Line, f.Location.Side, f.Message))
 			}
-			if strings.Join(messages, "\n") != strings.Join(tc.messages, "\n") {
-				t.Errorf("messages\n%s\nwant\n%s", strings.Join(messages, "\n"), strings.Join(tc.messages, "\n"))
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
 		})
 	}

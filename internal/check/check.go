@@ -95,8 +95,9 @@ func Trees(old, new *source.Tree, opts rules.Options) Result {
 			perPair[i] = withOLM(pairs[i], opts, perPair[i])
 		}
 	})
-	nameSets(old, new, pairs, copyOf, perPair)
-	helm, helmNotices := rules.Helm(pairs, old, new)
+	sets := pairSets(old, new, pairs, copyOf)
+	nameSets(sets, perPair)
+	helm, helmNotices := rules.Helm(pairs, sets, old, new)
 	r.Findings = append(r.Findings, withLeftRelease(old, helm, leftBundles(old, new))...)
 	r.Notices = append(r.Notices, helmNotices...)
 	newCopies(old, pairs, perPair)

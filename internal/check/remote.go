@@ -52,7 +52,13 @@ func leftRepository(old, new *source.Tree, pairs []crd.Pair) (left map[int]bool,
 	for _, name := range names {
 		g := byName[name]
 		slices.SortFunc(g.remotes, source.CompareRemotes)
-		out = append(out, rules.LeftRepository(g.copies, g.remotes))
+		f := rules.LeftRepository(g.copies, g.remotes)
+		var sets []string
+		for _, c := range g.copies {
+			sets = append(sets, old.SetsOf(c.Name, c.File)...)
+		}
+		f.Message = source.SetPrefix(sets) + f.Message
+		out = append(out, f)
 	}
 	return left, out
 }

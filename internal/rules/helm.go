@@ -80,17 +80,21 @@ var helmRules = []*Rule{helmCRDNotUpgraded, helmCRDMovedToCRDs, helmCRDMovedToTe
 // and new say where each file lies (source.Facts). A chart's crds/ change is one finding per
 // chart, at its first CRD, naming every CRD. The notices say what was assumed: changed CRDs in
 // crds/ or templates/ folders of a chart without its Chart.yaml are not in a chart.
-func Helm(pairs []crd.Pair, old, new *source.Tree) ([]finding.Finding, []string) {
+func Helm(pairs []crd.Pair, sets [][]string, old, new *source.Tree) ([]finding.Finding, []string) {
 	out, rendered := inBoth(old, new)
 	out = append(out, leftRelease(old, new)...)
 	var outside []string
 	notUpgraded := map[string][]*crd.CRD{}
+	notUpgradedSets := map[string][]string{}
 	var charts []string
 	var templated []templatedChange
-	for _, p := range pairs {
+	for i, p := range pairs {
 		if p.New == nil || p.New.Object == nil || p.Old != nil && p.Old.Object == nil {
 			continue
 		}
+		// What the pair's findings hold for: the value sets it stands for.
+		from := len(out)
+		prefix := source.SetPrefix(sets[i])
 		nf := new.Facts(p.New.File)
 		if nf.ChartLike != "" && (new.Changed == nil || new.Changed[p.New.File]) && !slices.Contains(outside, p.New.File) {
 			outside = append(outside, p.New.File)
@@ -119,9 +123,10 @@ func Helm(pairs []crd.Pair, old, new *source.Tree) ([]finding.Finding, []string)
 				charts = append(charts, nf.Chart)
 			}
 			notUpgraded[nf.Chart] = append(notUpgraded[nf.Chart], p.New)
+			notUpgradedSets[nf.Chart] = append(notUpgradedSets[nf.Chart], sets[i]...)
 		case source.HelmTemplates:
 			if p.Old == nil || !reflect.DeepEqual(p.Old.Object, p.New.Object) || !sameChart(old, of, new, nf) {
-				t := templatedChange{crd: p.New, newChart: nf.Chart}
+				t := templatedChange{crd: p.New, newChart: nf.Chart, sets: sets[i]}
 				if p.Old != nil {
 					t.oldChart = of.Chart // "" when the CRD was in no chart: no release to compare with
 				}
@@ -140,9 +145,14 @@ func Helm(pairs []crd.Pair, old, new *source.Tree) ([]finding.Finding, []string)
 				out = append(out, helmFinding(helmKeepMissing, p.New, finding.Head, namePath, fmt.Sprintf("CRD %s is new in %s/templates without helm.sh/resource-policy: keep: helm uninstall would delete it and every object of it", p.New.Name, nf.Chart)))
 			}
 		}
+		for k := range out[from:] {
+			out[from+k].Message = prefix + out[from+k].Message
+		}
 	}
 	for _, chart := range charts {
-		out = append(out, crdsNotUpgraded(chart, notUpgraded[chart]))
+		f := crdsNotUpgraded(chart, notUpgraded[chart])
+		f.Message = source.SetPrefix(notUpgradedSets[chart]) + f.Message
+		out = append(out, f)
 	}
 	var notices []string
 	if len(outside) > 0 {
@@ -157,7 +167,26 @@ func Helm(pairs []crd.Pair, old, new *source.Tree) ([]finding.Finding, []string)
 		}
 		notices = append(notices, fmt.Sprintf("%s in crds/ or templates/ folders of what looks like a Helm chart (a values.yaml) with no Chart.yaml (%s): helm loads no chart without a Chart.yaml, so they were judged as plain manifests, with no Helm rule", files, shown))
 	}
-	return append(out, releaseSizes(old, new, templated)...), notices
+	return once(append(out, releaseSizes(old, new, templated)...)), notices
+}
+
+// once drops a finding that says exactly what an earlier one says: the identical renderings of
+// a chart under several value sets are compared as copies, and each copy's pair would say it.
+func once(fs []finding.Finding) []finding.Finding {
+	type key struct {
+		rule, crd, message string
+		at                 finding.Location
+	}
+	seen := map[key]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := key{f.Rule, f.CRD, f.Message, f.Location}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // inBoth reports the CRDs a chart of the head defines both in crds/ and in templates/ where the
@@ -191,7 +220,7 @@ func inBoth(old, new *source.Tree) (_ []finding.Finding, rendered map[[2]string]
 		rendered[k] = true
 		if before[k] == nil {
 			f := new.Facts(c.File)
-			out = append(out, helmFinding(helmCRDInBoth, c, finding.Head, namePath, fmt.Sprintf("CRD %s is in both %s/crds and %s/templates: helm install creates it from crds/ and then fails on the templated copy (\"exists and cannot be imported into the current release\") unless run with --skip-crds", c.Name, f.Chart, f.Chart)))
+			out = append(out, helmFinding(helmCRDInBoth, c, finding.Head, namePath, source.SetPrefix(new.SetsOf(c.Name, c.File))+fmt.Sprintf("CRD %s is in both %s/crds and %s/templates: helm install creates it from crds/ and then fails on the templated copy (\"exists and cannot be imported into the current release\") unless run with --skip-crds", c.Name, f.Chart, f.Chart)))
 		}
 	}
 	return out, rendered
@@ -233,7 +262,7 @@ func leftRelease(old, new *source.Tree) []finding.Finding {
 			continue
 		}
 		seen[k] = true
-		out = append(out, helmFinding(helmCRDLeftRelease, c, finding.Base, namePath, leftReleaseMessage(f.Chart, c.Name, "the project still ships elsewhere")+helmUpgradeDeletes))
+		out = append(out, helmFinding(helmCRDLeftRelease, c, finding.Base, namePath, source.SetPrefix(old.SetsOf(c.Name, c.File))+leftReleaseMessage(f.Chart, c.Name, "the project still ships elsewhere")+helmUpgradeDeletes))
 	}
 	return out
 }

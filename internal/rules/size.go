@@ -88,9 +88,9 @@ func releaseSizes(old, new *source.Tree, changed []templatedChange) []finding.Fi
 			if cs := c.crd.Contributors(sizeContributors); len(cs) > 0 {
 				msg += fmt.Sprintf("; largest contributors to CRD %s: %s", c.crd.Name, strings.Join(cs, "; "))
 			}
-			out = append(out, helmFinding(helmReleaseExceeded, c.crd, finding.Head, namePath, msg))
+			out = append(out, helmFinding(helmReleaseExceeded, c.crd, finding.Head, namePath, source.SetPrefix(c.sets)+msg))
 		case before > source.ReleaseLimit && after <= source.ReleaseLimit:
-			out = append(out, helmFinding(helmReleaseFits, c.crd, finding.Head, namePath, fmt.Sprintf("the release Secret helm stores for chart %s shrinks from at least %s to at least %s bytes, no longer past the 1,048,576 bytes a Secret holds by this lower bound (the rendered manifest counted with its templated CRDs only: the chart's other templates may still take it over)", c.newChart, crd.Bytes(before), crd.Bytes(after))))
+			out = append(out, helmFinding(helmReleaseFits, c.crd, finding.Head, namePath, source.SetPrefix(c.sets)+fmt.Sprintf("the release Secret helm stores for chart %s shrinks from at least %s to at least %s bytes, no longer past the 1,048,576 bytes a Secret holds by this lower bound (the rendered manifest counted with its templated CRDs only: the chart's other templates may still take it over)", c.newChart, crd.Bytes(before), crd.Bytes(after))))
 		}
 	}
 	return out
@@ -100,6 +100,8 @@ func releaseSizes(old, new *source.Tree, changed []templatedChange) []finding.Fi
 type templatedChange struct {
 	crd                *crd.CRD
 	oldChart, newChart string
+	// sets are the value sets the CRD's pair stands for.
+	sets []string
 }
 
 // sizeLimit is one limit and how a CRD is measured against it.

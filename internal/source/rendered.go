@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -182,6 +183,45 @@ func (t *Tree) setDelivery(c *crd.CRD, set string) {
 // Delivery is the named value set of its chart a CRD was rendered with, "" for none: each set is
 // a delivery of its own, paired with the same set's copy.
 func (t *Tree) Delivery(c *crd.CRD) string { return t.delivery[c] }
+
+// SetsOf is every named value set that rendered a definition of CRD name from file, sorted: a
+// finding about that file's CRD, where no one copy stands for the others (the CRD left, or
+// arrived), holds for all of them.
+func (t *Tree) SetsOf(name, file string) []string {
+	var sets []string
+	for c, set := range t.delivery {
+		if c.Name == name && c.File == file && !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	slices.Sort(sets)
+	return sets
+}
+
+// SetPrefix is how a finding's message starts when the CRD it is about was rendered with named
+// value sets of its chart (each a delivery of its own): `with value set "x": `, or `with value
+// sets "x", "y": ` for renderings that agree; "" for none.
+func SetPrefix(sets []string) string {
+	var named []string
+	for _, s := range sets {
+		if s != "" && !slices.Contains(named, s) {
+			named = append(named, s)
+		}
+	}
+	if len(named) == 0 {
+		return ""
+	}
+	slices.Sort(named)
+	quoted := make([]string, len(named))
+	for i, s := range named {
+		quoted[i] = strconv.Quote(s)
+	}
+	what := "value set"
+	if len(named) > 1 {
+		what = "value sets"
+	}
+	return fmt.Sprintf("with %s %s: ", what, strings.Join(quoted, ", "))
+}
 
 // InUnrenderedChart reports whether a file of the other tree lies in a chart this tree could not
 // render (the same folder under each side's root): what it held is unknown here.
