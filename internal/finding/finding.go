@@ -146,7 +146,8 @@ type Finding struct {
 	// "object" (DESIGN §6), in place of the sample's string.
 	Stored *ObjectRef `json:"-"`
 	// RuleMessage and RuleMessageExpression are the message and messageExpression of the CEL
-	// rule a finding is about, which people know the rule by (release notes name it so).
+	// rule a finding is about, which people know the rule by (release notes name it so); on a
+	// changed rule, only when both sides share them, so that a report names both sides alike.
 	RuleMessage           string `json:"-"`
 	RuleMessageExpression string `json:"-"`
 	// Subject tells apart findings of one rule at one path: a sample's object and error, a CEL

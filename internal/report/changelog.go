@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -219,17 +220,42 @@ func byExpression(before string) string {
 
 // ruleNamed splits what a CEL rule's finding says (w) around the rule's quoted expression, which
 // the reports people read name by the rule's message or messageExpression instead; ok is false
-// when the rule has neither, or w does not quote it.
+// when the rule has neither, or w does not quote it. A changed rule (its old expression in
+// Before) has a name only when both sides share it (the rules see to that), and is named once:
+// "validation rule “…” of .spec changed", never the old expression beside the new message.
 func ruleNamed(f *finding.Finding, w string) (before, after string, ok bool) {
 	if f.Subject == "" || f.RuleMessage == "" && f.RuleMessageExpression == "" {
 		return "", "", false
 	}
 	q := strconv.Quote(f.Subject)
-	i := strings.LastIndex(w, q) // the new rule is quoted last ("changed from %q to %q")
+	if old, changed := oldRule(f); changed {
+		fromTo := " from " + strconv.Quote(old) + " to " + q
+		i := strings.Index(w, fromTo)
+		j := strings.Index(w, ruleWord)
+		if i < 0 || j < 0 || j > i {
+			return "", "", false // not the rules' wording (cut): both expressions, as written
+		}
+		j += len(ruleWord)
+		return w[:j], " " + w[j:i] + w[i+len(fromTo):], true
+	}
+	i := strings.LastIndex(w, q)
 	if i < 0 {
 		return "", "", false
 	}
 	return w[:i], w[i+len(q):], true
+}
+
+// ruleWord starts what a changed rule's finding says ("validation rule of .spec changed from …").
+const ruleWord = "validation rule "
+
+// oldRule is the old expression of a changed CEL rule's finding: its Before, when that is a
+// string other than the new expression.
+func oldRule(f *finding.Finding) (string, bool) {
+	var old string
+	if json.Unmarshal(f.Before, &old) != nil || old == "" || old == f.Subject {
+		return "", false
+	}
+	return old, true
 }
 
 // sampleWhat is a sample finding in release notes: which object in which file, which field, and

@@ -1,10 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -265,12 +263,9 @@ func whatOf(f *finding.Finding) string {
 	case !ok:
 		return Escape(shorten(w, whatRunes))
 	case f.RuleMessage != "":
-		name := "“" + f.RuleMessage + "”"
-		before = shortenOld(f, before, utf8.RuneCountInString(before+name+after)-whatRunes)
-		return Escape(shorten(before+name+after, whatRunes))
+		return Escape(shorten(before+"“"+f.RuleMessage+"”"+after, whatRunes))
 	}
 	// The expression of a message is code, shown as it is; what is around it shares the room.
-	before = shortenOld(f, before, utf8.RuneCountInString(before+after)-whatRunes/2)
 	room := max(whatRunes-utf8.RuneCountInString(before+after), whatRunes/2)
 	if strings.HasPrefix(after, " ") { // which Escape would drop
 		after = " " + Escape(after)
@@ -278,26 +273,6 @@ func whatOf(f *finding.Finding) string {
 		after = Escape(after)
 	}
 	return Escape(before) + byExpression(before) + CodeSpan(shorten(f.RuleMessageExpression, room)) + after
-}
-
-// oldRunes is the least a changed rule's line keeps of the old rule's expression.
-const oldRunes = 40
-
-// shortenOld cuts the old rule's expression, which the line of a changed rule quotes before the
-// new rule's name, by excess runes (keeping at least oldRunes), so that the new rule's message
-// is not what the line loses.
-func shortenOld(f *finding.Finding, before string, excess int) string {
-	var old string
-	if excess <= 0 || json.Unmarshal(f.Before, &old) != nil {
-		return before
-	}
-	q := strconv.Quote(old)
-	i := strings.LastIndex(before, q)
-	keep := max(utf8.RuneCountInString(old)-excess, oldRunes)
-	if i < 0 || keep >= utf8.RuneCountInString(old) {
-		return before
-	}
-	return before[:i] + strconv.Quote(shorten(old, keep)) + before[i+len(q):]
 }
 
 func total(lines []string) int {

@@ -88,18 +88,19 @@ func TestTextContinuesTheSummary(t *testing.T) {
 	}
 }
 
-// TestChangedRuleLineKeepsTheMessage: the line of a changed CEL rule cuts the old rule's
-// expression, not the new rule's message; without a message, the line is the message cut.
-func TestChangedRuleLineKeepsTheMessage(t *testing.T) {
+// TestChangedRuleNamedOnce: a changed CEL rule that both sides know by one message (or
+// messageExpression: the rules leave it unset otherwise) is named once by it, never the old
+// rule by its expression beside the new one by its message (issue 46); without a message, the
+// line is the finding's message cut.
+func TestChangedRuleNamedOnce(t *testing.T) {
 	old := "self.all(l, l.protocol in ['HTTPS', 'TLS'] ? has(l.tls) : true) && self.all(l, l.port > 0)"
 	neu := "self.all(l, l.protocol == 'TLS' ? l.tls.mode == 'Terminate' : true)"
 	for _, tc := range []struct{ name, message, expression, want string }{
 		{name: "messageExpression", expression: "'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'",
-			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
-				"\"self.all(l, l.protocol in \\['HTTPS', 'TL…\" to a rule with the message `'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'`"},
+			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule with the message " +
+				"`'listener ' + self.name + ' needs tls mode Terminate for protocol TLS'` of .spec.listeners changed"},
 		{name: "message", message: "tls mode must be Terminate for protocol TLS",
-			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
-				"\"self.all(l, l.protocol in \\['HTTPS', 'TLS'\\] ? has(l.tls) : tr…\" to “tls mode must be Terminate for protocol TLS”"},
+			want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule “tls mode must be Terminate for protocol TLS” of .spec.listeners changed"},
 		{name: "no message", want: "- widgets.example.com `validation-rule-changed` v1 .spec.listeners: validation rule of .spec.listeners changed from " +
 			"\"self.all(l, l.protocol in \\['HTTPS', 'TLS'\\] ? has(l.tls) : true) &amp;&amp; self.all(l, l.port > 0)\" to \"self.all(l, l.…"},
 	} {

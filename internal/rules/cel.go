@@ -188,18 +188,22 @@ func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 }
 
 func (n *node) emitChanged(o, w apiextv1.ValidationRule, res celproof.Result) {
-	what := fmt.Sprintf("validation rule of %s changed from %q to %q", n.path, o.Rule, w.Rule)
+	var f *finding.Finding
 	switch res.Verdict {
 	case celproof.Equivalent:
-		n.emitRule(validationRuleRewritten, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
-		return
+		f = n.emitRule(validationRuleRewritten, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
 	case celproof.Looser:
-		n.emitRule(validationRuleLoosened, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
-		return
+		f = n.emitRule(validationRuleLoosened, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+	default:
+		f = n.emitRule(validationRuleChanged, finding.Head, w, o.Rule, w.Rule, "validation rule of %s changed from %q to %q%s", n.path, o.Rule, w.Rule, shown(res))
+		f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
+		f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
 	}
-	f := n.emitRule(validationRuleChanged, finding.Head, w, o.Rule, w.Rule, "%s", what+shown(res))
-	f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
-	f.Example, f.ExampleUpdate = example(res), exampleUpdate(res)
+	if o.Message != w.Message || o.MessageExpression != w.MessageExpression {
+		// The rule is known by another message on each side: the reports name both sides by
+		// their expressions, never the old one by its expression and the new by its message.
+		f.RuleMessage, f.RuleMessageExpression = "", ""
+	}
 }
 
 func (n *node) ruleAdded(w apiextv1.ValidationRule) {
