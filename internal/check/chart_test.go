@@ -264,3 +264,63 @@ func TestChartValueSetsAreDeliveries(t *testing.T) {
 		})
 	}
 }
+
+// A CRD sub-chart stops rendering CRDs while the top chart gains a dependency from a chart
+// repository, as kyverno 1.17 moved its policies.kyverno.io CRDs from its crds sub-chart to
+// kyverno-api (https://kyverno.github.io/api), which renders them in the same release: helm
+// upgrade keeps them there, so it is crd-left-repository naming the dependency, not
+// helm-crd-left-release's "helm upgrade deletes it" (the false error crdguard gave on kyverno
+// v1.16.3 → v1.17.0, nine times), nor crd-removed when no copy is left in the repository.
+// Twins: the dependency already in base, or none, keep helm-crd-left-release.
+func TestSubChartCRDsTakenFromADependency(t *testing.T) {
+	const top = "apiVersion: v2\nname: app\nversion: 1.0.0\n"
+	// Quoted, as kyverno writes it (the line was 1 when read as text).
+	const dep = "dependencies:\n- name: widgets-api\n  version: 0.1.0\n  repository: \"https://charts.example.com\"\n"
+	tpl := charttest.TemplatePath("charts/app/charts/crds")
+	noKeep := strings.Replace(charttest.Template, "    helm.sh/resource-policy: keep\n", "", 1)
+	plain := charttest.Plain(`"d"`)
+	base := func(topChart string, copy bool) func(tr *testRepo) {
+		return func(tr *testRepo) {
+			tr.Write("charts/app/Chart.yaml", []byte(topChart))
+			charttest.Write(tr, charttest.Chart("charts/app/charts/crds", noKeep, charttest.Values))
+			if copy {
+				tr.Write("config/crd/widgets.yaml", []byte(plain))
+			}
+		}
+	}
+	head := func(topChart string) func(tr *testRepo) {
+		return func(tr *testRepo) {
+			tr.Remove(tpl)
+			tr.Write("charts/app/Chart.yaml", []byte(topChart))
+		}
+	}
+	const leftRelease = "helm-crd-left-release " + "charts/app/charts/crds/templates/crds/widgets.yaml:5 base: chart charts/app/charts/crds no longer renders CRD widgets.example.com, which the project still ships elsewhere: " +
+		"helm upgrade deletes it from every cluster that installed the chart, and every object of it: keep the CRD in the chart's templates/, or release it with helm.sh/resource-policy: keep before taking it out"
+	for _, tc := range []struct {
+		name         string
+		base, change func(tr *testRepo)
+		want         string
+	}{
+		{"the top chart gains the dependency", base(top, true), head(top + dep),
+			"crd-left-repository charts/app/Chart.yaml:7 head: chart charts/app/charts/crds no longer renders CRD widgets.example.com, which the project still ships elsewhere, " +
+				"while chart charts/app now takes the dependency https://charts.example.com widgets-api 0.1.0 (charts/app/Chart.yaml:7) from a chart repository, which crdguard does not fetch: " +
+				"if that chart renders the CRD from its templates/, helm upgrade keeps it in the release, and what this change does to it is not checked; if none does (or ships it in crds/), helm upgrade deletes it and every object of it; " +
+				"run crdguard in the repository the CRD now comes from, between the release shipped before and the one the remote names, or review that upgrade by hand"},
+		{"no copy left in the repository", base(top, false), head(top + dep),
+			"crd-left-repository charts/app/Chart.yaml:7 head: CRD widgets.example.com left the repository (" + tpl + " in base) for the remote resource https://charts.example.com widgets-api 0.1.0 (charts/app/Chart.yaml:7), which crdguard does not fetch: " +
+				"the CRD stays installed, but what this change does to it is not checked; run crdguard in the repository the CRD now comes from, between the release shipped before and the one the remote names, or review that upgrade by hand"},
+		{"twin: the dependency already in base", base(top+dep, true), head(top + dep), leftRelease},
+		{"twin: no dependency", base(top, true), head(top), leftRelease},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := chartChange(t, tc.base, tc.change, source.Filter{})
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, fmt.Sprintf("%s %s:%d %s: %s", f.Rule, f.Location.File, f.Location.Line, f.Location.Side, f.Message))
+			}
+			if strings.Join(got, "\n") != tc.want {
+				t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), tc.want)
+			}
+		})
+	}
+}

@@ -71,7 +71,7 @@ var helmCRDLeftRelease = &Rule{
 	ID: HelmCRDLeftRelease, Severity: finding.Error, Level: CRDLevel,
 	Summary: "A chart no longer renders a CRD it rendered from templates/, while the project still ships the CRD elsewhere: helm upgrade deletes it, and every object of it.",
 	Advice:  "keep the CRD in the chart's templates/, or release it with helm.sh/resource-policy: keep before taking it out",
-	Doc:     "A CRD rendered from a chart's templates/ belongs to the release. When the chart stops rendering it (the template is deleted, or the CRD moves to config/crd or another chart) while the project still ships it elsewhere, `helm upgrade` deletes it as a resource that left the release, and the API server deletes every custom resource of it, whatever installs the other copy later. A templated CRD that carried `helm.sh/resource-policy: keep` is left in place, so it is not reported. When the template shipped the CRD with other objects, this one finding also says that applying that file with pruning deletes it (no separate crd-removed-from-bundle). When no copy is left anywhere, the CRD is crd-removed; moved to the same chart's crds/, helm-crd-moved-to-crds.",
+	Doc:     "A CRD rendered from a chart's templates/ belongs to the release. When the chart stops rendering it (the template is deleted, or the CRD moves to config/crd or another chart) while the project still ships it elsewhere, `helm upgrade` deletes it as a resource that left the release, and the API server deletes every custom resource of it, whatever installs the other copy later. A templated CRD that carried `helm.sh/resource-policy: keep` is left in place, so it is not reported. When the template shipped the CRD with other objects, this one finding also says that applying that file with pruning deletes it (no separate crd-removed-from-bundle). When no copy is left anywhere, the CRD is crd-removed; moved to the same chart's crds/, helm-crd-moved-to-crds. When the chart's release (its top chart) gains a dependency fetched from a chart repository in the same change, that chart may render the CRD in the same release (then helm upgrade keeps it), which crdguard cannot see: crd-left-repository (warning) names the dependency instead.",
 }
 
 var helmRules = []*Rule{helmCRDNotUpgraded, helmCRDMovedToCRDs, helmCRDMovedToTemplates, helmCRDInBoth, helmCRDLeftRelease, helmKeepRemoved, helmKeepAdded, helmKeepMissing}
@@ -262,9 +262,43 @@ func leftRelease(old, new *source.Tree) []finding.Finding {
 			continue
 		}
 		seen[k] = true
-		out = append(out, helmFinding(helmCRDLeftRelease, c, finding.Base, namePath, source.SetPrefix(old.SetsOf(c.Name, c.File))+leftReleaseMessage(f.Chart, c.Name, "the project still ships elsewhere")+helmUpgradeDeletes))
+		prefix := source.SetPrefix(old.SetsOf(c.Name, c.File))
+		if top, ok := old.ChartTemplate(c.File); ok {
+			if remotes := source.Gained(old, new, old.Rel(top)); len(remotes) > 0 {
+				dep := releaseFromDependency(c, f.Chart, top, remotes)
+				dep.Message = prefix + dep.Message
+				out = append(out, dep)
+				continue
+			}
+		}
+		out = append(out, helmFinding(helmCRDLeftRelease, c, finding.Base, namePath, prefix+leftReleaseMessage(f.Chart, c.Name, "the project still ships elsewhere")+helmUpgradeDeletes))
 	}
 	return out
+}
+
+// releaseFromDependency is the finding for a CRD that a chart (chart, in the release of the top
+// chart top) stopped rendering while top gained dependencies fetched from a chart repository
+// (remotes): such a chart may render the CRD in the same release, and then helm upgrade keeps it
+// (kyverno 1.17 moved its policies.kyverno.io CRDs from its crds sub-chart to kyverno-api, a
+// dependency from https://kyverno.github.io/api, which renders them from its templates/).
+// crdguard fetches nothing, so it can tell neither that nor the opposite: a crd-left-repository
+// warning at the first new dependency, saying what to check, instead of helm-crd-left-release's
+// error.
+func releaseFromDependency(c *crd.CRD, chart, top string, remotes []source.Remote) finding.Finding {
+	entries := make([]string, 0, len(remotes))
+	for _, r := range remotes {
+		entries = append(entries, fmt.Sprintf("%s (%s:%d)", r.Entry, r.File, r.Line))
+	}
+	what, that := "the dependency", "that chart renders"
+	if len(remotes) > 1 {
+		what, that = "the dependencies", "one of them renders"
+	}
+	return finding.Finding{
+		Rule: crdLeftRepository.ID, Severity: crdLeftRepository.Severity, CRD: c.Name,
+		Message: fmt.Sprintf("%s, while chart %s now takes %s %s from a chart repository, which crdguard does not fetch: if %s the CRD from its templates/, helm upgrade keeps it in the release, and what this change does to it is not checked; if none does (or ships it in crds/), helm upgrade deletes it and every object of it; %s",
+			leftReleaseMessage(chart, c.Name, "the project still ships elsewhere"), top, what, strings.Join(entries, ", "), that, crdLeftRepository.Advice),
+		Location: finding.Location{File: remotes[0].File, Line: remotes[0].Line, Side: finding.Head},
+	}
 }
 
 // HelmCRDLeftRelease is the rule of a CRD a chart stopped rendering while it still ships.

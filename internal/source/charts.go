@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crdguard/crdguard/internal/crd"
@@ -87,14 +88,31 @@ func chartRemotes(chart string, files []chartFile) []Remote {
 		return nil
 	}
 	var out []Remote
-	for _, d := range deps.Dependencies {
+	for i, d := range deps.Dependencies {
 		r := d.Repository
 		if present[d.Name] || !(strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "oci://")) {
 			continue
 		}
-		out = append(out, Remote{File: chart + "/Chart.yaml", Line: entryLine(meta, "repository: "+r), Entry: strings.TrimSpace(r + " " + d.Name + " " + d.Version)})
+		out = append(out, Remote{File: chart + "/Chart.yaml", Line: dependencyLine(meta, i), Entry: strings.TrimSpace(r + " " + d.Name + " " + d.Version)})
 	}
 	return out
+}
+
+// dependencyLine is the line of the repository of the i-th dependency a Chart.yaml lists, read
+// from its YAML nodes (the value may be quoted, as kyverno quotes it), 1 when there is none.
+func dependencyLine(meta []byte, i int) int {
+	doc, err := kyaml.Parse(string(meta))
+	if err != nil || doc.YNode().Kind != kyaml.MappingNode {
+		return 1
+	}
+	seq := mapValue(doc.YNode(), "dependencies")
+	if seq == nil || seq.Kind != kyaml.SequenceNode || i >= len(seq.Content) || seq.Content[i].Kind != kyaml.MappingNode {
+		return 1
+	}
+	if r := mapValue(seq.Content[i], "repository"); r != nil {
+		return r.Line
+	}
+	return seq.Content[i].Line
 }
 
 // mayRenderCRDs reports whether any file of a chart outside its crds/ folders (a template, a

@@ -24,8 +24,8 @@ func (t *Tree) setRemoteVia(installer string, remotes []Remote) {
 }
 
 // LeftTo returns the remote resources through which the head installers of a base file (the
-// kustomizations that listed it in base, directly or through folders, and the chart it belonged
-// to) now install what crdguard does not fetch: remote entries that installer did not list in
+// kustomizations that listed it in base, directly or through folders, the chart it belonged to
+// and that chart's top chart) now install what crdguard does not fetch: remote entries that installer did not list in
 // base. A CRD of that file that head no longer holds anywhere has left the repository for one of
 // them. The result is sorted by file and line, each remote once.
 func LeftTo(old, new *Tree, file string) []Remote {
@@ -35,6 +35,11 @@ func LeftTo(old, new *Tree, file string) []Remote {
 	}
 	if chart := old.Facts(file).Chart; chart != "" {
 		installers = append(installers, old.Rel(chart))
+	}
+	// A sub-chart's CRD is installed by the release of its top chart, whose dependencies are
+	// the ones fetched.
+	if top, ok := old.ChartTemplate(file); ok && !slices.Contains(installers, old.Rel(top)) {
+		installers = append(installers, old.Rel(top))
 	}
 	var out []Remote
 	for _, k := range installers {
