@@ -124,8 +124,9 @@ func TestGitBrokenBaseThroughLastParsed(t *testing.T) {
 // limit stands in for it (clusters may run the large one), and what the change does to its CRDs
 // cannot be told, so the base's invalid-crd error says so, whether head shrinks the file or
 // deletes it. When head is over the limit too, head's invalid-crd says it and base's is a
-// notice. Twin: a base file that does not parse is still compared through its last version that
-// parsed (TestGitBrokenBaseThroughLastParsed).
+// notice, also when the two differ only past the limit (once dropped as unchanged: a pass).
+// Twin: a base file that does not parse is still compared through its last version that parsed
+// (TestGitBrokenBaseThroughLastParsed).
 func TestGitBaseOverSizeLimit(t *testing.T) {
 	old, new := caseFile(t, "field-removed/leaf/old.yaml"), caseFile(t, "field-removed/leaf/new.yaml")
 	large := func(crd []byte) []byte { // a CRD padded with a comment to just over the limit
@@ -141,6 +142,8 @@ func TestGitBaseOverSizeLimit(t *testing.T) {
 		{"shrunk in head", new, "invalid-crd widgets.example.com   config/crd/widgets.yaml:1 base\n", nil},
 		{"deleted in head", nil, "invalid-crd    config/crd/widgets.yaml:1 base\n", nil},
 		{"over the limit in head too", large(new), "invalid-crd    config/crd/widgets.yaml:1 head\n", []string{"base: config/crd/widgets.yaml:1: " + limit}},
+		// Both sides were read only as far as the limit, where they are the same: still a change.
+		{"changed past the limit", append(large(old), "# more\n"...), "invalid-crd    config/crd/widgets.yaml:1 head\n", []string{"base: config/crd/widgets.yaml:1: " + limit}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTestRepo(t)

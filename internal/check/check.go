@@ -179,11 +179,13 @@ func unreadable(t, other *source.Tree, side finding.Side) unread {
 		u.problems = append(u.problems, nameOf(p))
 		switch {
 		case side == finding.Head: // the head's problems are invalid-crd of their own
-		case fileHasProblem(other, p.File):
+		case t.Input != "":
+			// A file named on the command line is what the user asked to compare.
+			u.findings = append(u.findings, rules.Unreadable(nameOf(p), side))
+		case fileHasProblem(t, p.File, other):
 			u.notices = append(u.notices, "base: "+p.Error())
-		case t.Input != "" || p.TooLarge:
-			// A file named on the command line is what the user asked to compare; a file over
-			// the size limit is unknown, not broken (clusters may run it).
+		case p.TooLarge:
+			// A file over the size limit is unknown, not broken (clusters may run it).
 			u.findings = append(u.findings, rules.Unreadable(nameOf(p), side))
 		case !noticed[p.File]:
 			noticed[p.File] = true
@@ -271,8 +273,10 @@ func once(ps []crd.Problem) []crd.Problem {
 	return out
 }
 
-func fileHasProblem(t *source.Tree, file string) bool {
-	return slices.ContainsFunc(t.Problems, func(p crd.Problem) bool { return p.File == file })
+// fileHasProblem reports whether other has a problem at the counterpart of t's file: the same
+// path in git mode, the same place under the folders compared.
+func fileHasProblem(t *source.Tree, file string, other *source.Tree) bool {
+	return slices.ContainsFunc(other.Problems, func(p crd.Problem) bool { return source.SameInput(t, file, other, p.File) })
 }
 
 func fileUnread(t *source.Tree, file string) bool {

@@ -403,3 +403,43 @@ func TestDiffSARIFPaths(t *testing.T) {
 		t.Fatalf("relative paths: %q, want [%q]", got, want)
 	}
 }
+
+// TestFoldersBrokenOnBothSides: a file that two compared folders both hold and that neither can
+// read is the head's invalid-crd and a notice for the base, as in git mode — not "did not parse
+// in base and is fixed in head", which it said before (issue 46); over the size limit the same.
+func TestFoldersBrokenOnBothSides(t *testing.T) {
+	plain, err := os.ReadFile("../../testdata/rules/field-removed/leaf/old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const verdict = "0 CRDs compared: 1 breaking change, 0 warnings\n" +
+		"verdict: fail — fix the changes above, or acknowledge them with an ignore entry in .crdguard.yaml naming the change (change: its ID) with a reason\n"
+	for _, tc := range []struct{ name, base, want string }{
+		{"does not parse", string(plain) + "  bad: [unclosed\n",
+			"widgets.example.com: 1 breaking change\n" +
+				"  error   - invalid-crd   new/crds.yaml:54\n" +
+				"          YAML does not parse: line 54: did not find expected ',' or ']': the API server would refuse it; fix the document\n" +
+				"notice: base: old/crds.yaml:54: YAML does not parse: line 54: did not find expected ',' or ']'\n" + verdict},
+		{"over the size limit", string(plain) + "# " + strings.Repeat("x", 16<<20) + "\n",
+			"(unnamed document): 1 breaking change\n" +
+				"  error   - invalid-crd   new/crds.yaml:1\n" +
+				"          file is larger than the 16 MiB limit and was not read: the API server would refuse it; fix the document\n" +
+				"notice: base: old/crds.yaml:1: file is larger than the 16 MiB limit and was not read\n" + verdict},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			for name, text := range map[string]string{"old/crds.yaml": tc.base, "new/crds.yaml": tc.base + "# edited\n"} {
+				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, stdout, stderr := runCLI(t, "diff", "old", "new")
+			if code != 1 || stderr != "" || stdout != tc.want {
+				t.Errorf("exit %d, stderr %q, stdout\n%s\nwant\n%s", code, stderr, stdout, tc.want)
+			}
+		})
+	}
+}

@@ -87,7 +87,9 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		case c.oldErr != nil || c.newErr != nil:
 			modified = append(modified, c) // paired with nothing: what it held is unknown
 		case c.from != "" && c.to != "":
-			if c.from != c.to || !bytes.Equal(c.old, c.new) { // an edit undone in the working tree
+			// Equal contents are an edit undone in the working tree; files over the size limit
+			// were read only that far, and may differ past it.
+			if c.from != c.to || len(c.old) > MaxFileSize || !bytes.Equal(c.old, c.new) {
 				modified = append(modified, c)
 			}
 		case c.from != "":
