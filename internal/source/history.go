@@ -91,7 +91,7 @@ func (h *History) Open(qs []HistoryQuestion) []string {
 // StorageHistory answers the questions from the release tags and the commits reachable from at,
 // in one walk that stops when every question is answered.
 func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History, error) {
-	w := &historyWalk{r: r, names: map[string]bool{}, trees: map[plumbing.Hash][]fileFacts{}, blobs: map[plumbing.Hash][]crd.VersionFacts{}, contents: newHistoryBlobs(r, int(objectCacheSize))}
+	w := &historyWalk{r: r, names: map[string]bool{}, trees: map[plumbing.Hash][]fileFacts{}, blobs: map[plumbing.Hash]*blobFacts{}, contents: newHistoryBlobs(r, int(objectCacheSize))}
 	h := &History{Answers: map[string]*HistoryAnswer{}}
 	for _, q := range qs {
 		w.names[q.Name] = true
@@ -119,23 +119,26 @@ func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History
 	if err != nil {
 		return nil, err
 	}
-	stopped := false // every question answered before the end of the history
-	for _, t := range tags {
-		if stopped = answered(); stopped {
-			break
+	w.jobs = make(chan func(), 64)
+	defer close(w.jobs)
+	go func(jobs <-chan func()) {
+		for job := range jobs {
+			job()
 		}
-		h.Tags++
-		w.record(h, t.tree, t.name)
+	}(w.jobs)
+	revs := make([]revision, len(tags))
+	for i, t := range tags {
+		revs[i] = revision{tree: t.tree, name: t.name}
 	}
+	var stopped bool // every question answered before the end of the history
+	h.Tags, stopped = w.walk(h, revs, answered)
 	if !answered() {
 		commits, capped, shallow := r.commitsOldestFirst(at)
-		for _, c := range commits {
-			if stopped = answered(); stopped {
-				break
-			}
-			h.Commits++
-			w.record(h, c.TreeHash, c.Hash.String()[:12])
+		revs = make([]revision, len(commits))
+		for i, c := range commits {
+			revs[i] = revision{tree: c.TreeHash, name: c.Hash.String()[:12]}
 		}
+		h.Commits, stopped = w.walk(h, revs, answered)
 		h.Capped, h.Shallow = capped && !answered(), shallow && !answered()
 	}
 	h.Unread = len(w.unread)
@@ -148,28 +151,64 @@ func (r *Repo) StorageHistory(at *object.Commit, qs []HistoryQuestion) (*History
 	return h, nil
 }
 
+// revision is a tree the walk reads and the release tag or commit that names it.
+type revision struct {
+	tree plumbing.Hash
+	name string
+}
+
+// walk records the revisions in order until every question is answered (stopped: before the
+// last one), and returns how many it recorded. It reads the next revision's tree and blobs while the blobs of the one
+// it is about to record are scanned on another goroutine: the two take about as long.
+func (w *historyWalk) walk(h *History, revs []revision, answered func() bool) (n int, stopped bool) {
+	var next []fileFacts
+	if len(revs) > 0 && !answered() {
+		next = w.tree(revs[0].tree)
+	}
+	for i, rv := range revs {
+		if answered() {
+			return i, true
+		}
+		files := next
+		if i+1 < len(revs) {
+			next = w.tree(revs[i+1].tree)
+		}
+		w.record(h, files, rv.name)
+	}
+	return len(revs), false
+}
+
 // historyWalk holds what one walk has read: the facts of each subtree and blob, by hash.
 type historyWalk struct {
 	r      *Repo
 	names  map[string]bool
 	trees  map[plumbing.Hash][]fileFacts
-	blobs  map[plumbing.Hash][]crd.VersionFacts
+	blobs  map[plumbing.Hash]*blobFacts
 	unread map[plumbing.Hash]bool
 	// contents reads the blobs, resolving their deltas by the hashes the trees give.
 	contents *historyBlobs
+	// jobs are the blob scans, run in order on a goroutine of their own.
+	jobs chan func()
+}
+
+// blobFacts are the version facts of one blob, once done is closed.
+type blobFacts struct {
+	done  chan struct{}
+	facts []crd.VersionFacts
 }
 
 // fileFacts are the version facts of one file of a tree, by its path below the tree.
 type fileFacts struct {
-	path  string
-	facts []crd.VersionFacts
+	path string
+	blob *blobFacts
 }
 
-// record reads a revision's tree and notes, for each CRD asked about, the versions it stores and
-// deprecates there, first seen first; files in path order.
-func (w *historyWalk) record(h *History, tree plumbing.Hash, rev string) {
-	for _, f := range w.tree(tree) {
-		for _, vf := range f.facts {
+// record notes, for each CRD asked about, the versions a revision's files store and deprecate,
+// first seen first; files in path order.
+func (w *historyWalk) record(h *History, files []fileFacts, rev string) {
+	for _, f := range files {
+		<-f.blob.done
+		for _, vf := range f.blob.facts {
 			a := h.Answers[vf.Name]
 			for _, v := range vf.Stored {
 				if _, ok := a.Stored[v]; !ok {
@@ -185,8 +224,8 @@ func (w *historyWalk) record(h *History, tree plumbing.Hash, rev string) {
 	}
 }
 
-// tree returns the facts of the files below a tree that hold the CRDs asked about, in path
-// order. Folders of tests and fixtures, vendor/ and hidden folders are not what a project
+// tree returns the facts of the files below a tree that may hold CRDs, in path order (the
+// scans of blobs not seen before still running). Folders of tests and fixtures, vendor/ and hidden folders are not what a project
 // ships: their copies never said what clusters store.
 func (w *historyWalk) tree(hash plumbing.Hash) []fileFacts {
 	if out, ok := w.trees[hash]; ok {
@@ -204,11 +243,11 @@ func (w *historyWalk) tree(hash plumbing.Hash) []fileFacts {
 					continue
 				}
 				for _, f := range w.tree(e.Hash) {
-					out = append(out, fileFacts{path: e.Name + "/" + f.path, facts: f.facts})
+					out = append(out, fileFacts{path: e.Name + "/" + f.path, blob: f.blob})
 				}
 			case e.Mode.IsFile() && IsManifest(e.Name):
-				if facts := w.blob(e); len(facts) > 0 {
-					out = append(out, fileFacts{path: e.Name, facts: facts})
+				if b := w.blob(e); b != nil {
+					out = append(out, fileFacts{path: e.Name, blob: b})
 				}
 			}
 		}
@@ -217,12 +256,13 @@ func (w *historyWalk) tree(hash plumbing.Hash) []fileFacts {
 	return out
 }
 
-// blob returns the version facts of one file's content, the cheap text test first.
-func (w *historyWalk) blob(e object.TreeEntry) []crd.VersionFacts {
-	if out, ok := w.blobs[e.Hash]; ok {
-		return out
+// blob reads one file's content and, when the cheap text test says it may hold a CRD, has its
+// version facts scanned (nil: it holds none).
+func (w *historyWalk) blob(e object.TreeEntry) *blobFacts {
+	if b, ok := w.blobs[e.Hash]; ok {
+		return b
 	}
-	var out []crd.VersionFacts
+	var b *blobFacts
 	data, err := []byte(nil), errUnresolved
 	if e.Mode != filemode.Symlink && e.Mode != filemode.Submodule {
 		data, err = w.contents.read(e.Hash)
@@ -234,10 +274,14 @@ func (w *historyWalk) blob(e object.TreeEntry) []crd.VersionFacts {
 	case err != nil:
 		w.missing(e.Hash)
 	case len(data) <= MaxFileSize && bytes.Contains(data, []byte(crd.Kind)):
-		out, _ = crd.ReadVersionFacts(data, w.names) // a revision that does not parse says nothing
+		b = &blobFacts{done: make(chan struct{})}
+		w.jobs <- func() {
+			b.facts, _ = crd.ReadVersionFacts(data, w.names) // a revision that does not parse says nothing
+			close(b.done)
+		}
 	}
-	w.blobs[e.Hash] = out
-	return out
+	w.blobs[e.Hash] = b
+	return b
 }
 
 func (w *historyWalk) missing(hash plumbing.Hash) {
