@@ -260,7 +260,9 @@ func (n *node) fieldRemoved(name, to string) {
 	var f *finding.Finding
 	switch {
 	case isTrue(n.new.XPreserveUnknownFields):
-		f = n.fieldUnlisted(name, also)
+		f = n.fieldUnlisted(name, "which keeps unknown fields", also)
+	case n.e.pair.New.Object.Spec.PreserveUnknownFields && prunable(n.new.Type):
+		f = n.fieldUnlisted(name, "and the CRD keeps unknown fields (spec.preserveUnknownFields)", also)
 	case n.fieldNeverHonoured(name):
 		return
 	default:

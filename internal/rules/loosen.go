@@ -18,7 +18,7 @@ var (
 	typeRemoved = &Rule{
 		ID: "type-removed", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "type was dropped from a node that keeps unknown fields, so it accepts any value.",
-		Doc:     "Without type, a node marked x-kubernetes-preserve-unknown-fields: true accepts any JSON value, and what it held before is kept as it was, so no stored object or client breaks. Readers (controllers) may now receive values of other types and must cope with them.",
+		Doc:     "Without type, a node marked x-kubernetes-preserve-unknown-fields: true, or any node of a v1beta1 CRD whose spec.preserveUnknownFields is true (its default there), accepts any JSON value, and what it held before is kept as it was, so no stored object or client breaks. Readers (controllers) may now receive values of other types and must cope with them.",
 	}
 	formatUnenforced = &Rule{
 		ID: "format-unenforced", Severity: finding.Info, Level: PropertyLevel,
@@ -27,7 +27,7 @@ var (
 	}
 	fieldUnlisted = &Rule{
 		ID: "field-unlisted", Severity: finding.Warning, Level: PropertyLevel,
-		Summary: "A property was removed from an object that keeps unknown fields (x-kubernetes-preserve-unknown-fields).",
+		Summary: "A property was removed from an object that keeps unknown fields (x-kubernetes-preserve-unknown-fields, or a v1beta1 CRD's preserveUnknownFields).",
 		Advice:  "stored values are kept, but no longer validated or defaulted, and typed clients generated from the schema lose the field; keep it listed if clients use it",
 		Doc:     "The object keeps fields its schema does not list, so the removed property's values are neither pruned nor rejected: no data is lost. But its validations and defaults no longer apply, and clients and documentation generated from the schema no longer know the field. Keep the property listed while clients depend on it.",
 	}
@@ -35,15 +35,25 @@ var (
 
 var looseningRules = []*Rule{typeRemoved, formatUnenforced, fieldUnlisted}
 
-// typeLoosened handles a type that disappeared where the new node keeps unknown fields: the node
-// accepts anything now, and the walk goes on below it.
+// typeLoosened handles a type that disappeared where the new node keeps unknown fields, by its
+// own x-kubernetes-preserve-unknown-fields or because the new CRD prunes nothing (a v1beta1
+// CRD's preserveUnknownFields, true by default there, which lets a schema leave types out): the
+// node accepts anything now, what it held is kept, and the walk goes on below it.
 func typeLoosened(n *node) bool {
-	if n.old.Type == "" || n.new.Type != "" || !isTrue(n.new.XPreserveUnknownFields) {
+	if n.old.Type == "" || n.new.Type != "" {
+		return false
+	}
+	keeps := "keeps unknown fields"
+	switch {
+	case isTrue(n.new.XPreserveUnknownFields):
+	case n.e.pair.New.Object.Spec.PreserveUnknownFields:
+		keeps = "the CRD keeps unknown fields (spec.preserveUnknownFields)"
+	default:
 		return false
 	}
 	n.judge(kwType)
 	n.emit(typeRemoved, finding.Base, n.keyAt(finding.Base, kwType), n.old.Type, nil,
-		"%s no longer has type %s and keeps unknown fields, so it accepts any value", n.path, strconv.Quote(n.old.Type))
+		"%s no longer has type %s and %s, so it accepts any value", n.path, strconv.Quote(n.old.Type), keeps)
 	return true
 }
 
@@ -92,9 +102,11 @@ func formatLoosened(n *node) bool {
 }
 
 // fieldUnlisted reports a removed property as a warning when the new object keeps unknown
-// fields, so its values survive; also is what the message adds (a rename).
-func (n *node) fieldUnlisted(name, also string) *finding.Finding {
+// fields, so its values survive; keeps says why the object keeps them (its own marker, or a
+// v1beta1 CRD's preserveUnknownFields, which prunes nothing), also is what the message adds (a
+// rename).
+func (n *node) fieldUnlisted(name, keeps, also string) *finding.Finding {
 	old := n.old.Properties[name]
 	return n.emitAt(fieldUnlisted, childPath(n.path, name), finding.Base, n.at(finding.Base, "properties", name), orNil(old.Type), nil,
-		"%s was removed from the schema of %s, which keeps unknown fields%s", childPath(n.path, name), n.path, also)
+		"%s was removed from the schema of %s, %s%s", childPath(n.path, name), n.path, keeps, also)
 }

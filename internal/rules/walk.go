@@ -90,6 +90,7 @@ func compareSchemas(e *emitter, version string, old, new *apiextv1.JSONSchemaPro
 }
 
 func walk(n *node) {
+	n.old, n.new = withoutInert(n.old), withoutInert(n.new)
 	n.diff = diffKeywords(n.old, n.new)
 	for _, check := range propertyChecks {
 		check(n)
@@ -101,6 +102,31 @@ func walk(n *node) {
 	if left := n.diff &^ n.judged; left != 0 {
 		n.unknown(left)
 	}
+}
+
+// withoutInert is s without the keywords that apply to no value its type allows: properties,
+// required and additionalProperties are checked (and pruned by) only on objects, items only on
+// arrays. A hand-written v1beta1 schema that gives a list properties instead of items
+// (racks: {type: array, properties: {name: …}}), or an object items, constrains nothing with
+// them, so writing them properly in v1 removes no field and changes nothing there; the new
+// items schema is judged on its own. s itself is returned when nothing is inert.
+func withoutInert(s *apiextv1.JSONSchemaProps) *apiextv1.JSONSchemaProps {
+	if s.Type == "" {
+		return s
+	}
+	objectKeywords := s.Type != "object" && (s.Properties != nil || s.Required != nil || s.AdditionalProperties != nil)
+	items := s.Type != "array" && s.Items != nil
+	if !objectKeywords && !items {
+		return s
+	}
+	c := *s
+	if objectKeywords {
+		c.Properties, c.Required, c.AdditionalProperties = nil, nil, nil
+	}
+	if items {
+		c.Items = nil
+	}
+	return &c
 }
 
 func (n *node) walkChildren() {
