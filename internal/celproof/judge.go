@@ -404,6 +404,7 @@ func (j *Judge) prepare(c Change) (sr search, ok bool) {
 	if c.Before != nil {
 		j.regexWitnesses(c.Before.Rule, c.After.Rule, &g.consts)
 	}
+	newEnums(sr.root, newNode, &g.consts)
 	sr.transition = slices.ContainsFunc(all, usesOldSelf)
 	if isRoot {
 		g.resourceRoot = oldNode
@@ -425,6 +426,40 @@ func (j *Judge) prepare(c Change) (sr search, ok bool) {
 	sr.e = e
 	return sr, true
 }
+
+// newEnums adds to consts the strings the new schema enumerates at the nodes the rules read,
+// a few of each enum. A witness must pass the new version's other checks before its rule can
+// refuse it (the server runs no rule on an object its OpenAPI schema refuses): where the same
+// change adds an enum, a value that only the rule refuses lies in it (rook's network.provider
+// gained an enum and a transition rule in one change: the witness, empty to host, lies in it).
+func newEnums(r *refNode, s *structuralschema.Structural, consts *constants) {
+	if r == nil || s == nil {
+		return
+	}
+	if vv := s.ValueValidation; vv != nil {
+		for _, e := range vv.Enum[:min(len(vv.Enum), maxEnumConstants)] {
+			if v, ok := e.Object.(string); ok && !slices.Contains(consts.strings, v) {
+				consts.strings = append(consts.strings, v)
+			}
+		}
+	}
+	for name, f := range r.fields {
+		if p, ok := s.Properties[propertyName(name)]; ok {
+			newEnums(f, &p, consts)
+		}
+	}
+	switch {
+	case r.elem == nil:
+	case s.Items != nil:
+		newEnums(r.elem, s.Items, consts)
+	case s.AdditionalProperties != nil:
+		newEnums(r.elem, s.AdditionalProperties.Structural, consts)
+	}
+}
+
+// maxEnumConstants bounds the values newEnums takes from one enum: each string constant adds
+// three candidates per string the rules read, and an update's pairs grow with their square.
+const maxEnumConstants = 4
 
 // index is the position of the rule with this text, or -1.
 func index(rs apiextv1.ValidationRules, rule string) int {
