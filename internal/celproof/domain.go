@@ -32,6 +32,20 @@ type gen struct {
 	// absentFirst: optional fields are absent in the first candidate, for a repair that wants
 	// the smallest value its rules accept.
 	absentFirst bool
+	// at is the path of the field being listed, below the node judged; pruned are the paths
+	// of fields the rules read that the old schema does not have and prunes (no stored object
+	// holds them); heldRead records that the rules read a value, or test the presence, of a
+	// field the old schema has.
+	at       []string
+	pruned   map[string]bool
+	heldRead bool
+}
+
+// within lists the candidates of a step below the current field (a property, or "[*]").
+func (g *gen) within(step string, list func() []any) []any {
+	g.at = append(g.at, step)
+	defer func() { g.at = g.at[:len(g.at)-1] }()
+	return list()
 }
 
 // field lists the candidates of a property: absent unless required, null when nullable, then its
@@ -49,7 +63,12 @@ func (g *gen) field(r *refNode, s *structuralschema.Structural, required, preser
 		if s.Nullable {
 			out = append(out, nil)
 		}
-	} // else pruned: no stored object has it
+	default: // pruned: no stored object has it
+		if g.pruned == nil {
+			g.pruned = map[string]bool{}
+		}
+		g.pruned[strings.Join(g.at, "")] = true
+	}
 	if !required || s == nil {
 		if g.absentFirst {
 			return append([]any{absent}, out...)
@@ -61,6 +80,9 @@ func (g *gen) field(r *refNode, s *structuralschema.Structural, required, preser
 
 // values lists the candidates of a present value.
 func (g *gen) values(r *refNode, s *structuralschema.Structural, preserve bool) []any {
+	if r.value || r.elem == nil && len(r.fields) == 0 {
+		g.heldRead = true
+	}
 	if !r.value && r.elem == nil && len(r.fields) == 0 {
 		return []any{minimal(s)} // only its presence is read
 	}
@@ -122,7 +144,9 @@ func (g *gen) objects(r *refNode, s *structuralschema.Structural, preserve bool)
 	dims := make([][]any, len(names))
 	for i, name := range names {
 		child, required := g.childSchema(s, name)
-		dims[i] = g.field(r.fields[name], child, required, preserve || s.XPreserveUnknownFields)
+		dims[i] = g.within("."+name, func() []any {
+			return g.field(r.fields[name], child, required, preserve || s.XPreserveUnknownFields)
+		})
 	}
 	base, _ := minimal(s).(map[string]any)
 	var out []any
@@ -155,7 +179,7 @@ func (g *gen) singleChanges(r *refNode, s *structuralschema.Structural) []any {
 	dims := make([][]any, len(names))
 	for i, name := range names {
 		child, required := g.childSchema(s, name)
-		dims[i] = g.field(r.fields[name], child, required, s.XPreserveUnknownFields)
+		dims[i] = g.within("."+name, func() []any { return g.field(r.fields[name], child, required, s.XPreserveUnknownFields) })
 		if len(dims[i]) == 0 {
 			return nil
 		}
@@ -302,7 +326,7 @@ func (g *gen) lists(r *refNode, s *structuralschema.Structural, preserve bool) [
 	var items []any
 	if s.Items != nil {
 		if r.elem != nil {
-			items = g.values(r.elem, s.Items, preserve)
+			items = g.within("[*]", func() []any { return g.values(r.elem, s.Items, preserve) })
 		} else {
 			items = []any{minimal(s.Items)}
 		}

@@ -7,6 +7,7 @@ package celproof
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sync"
@@ -96,6 +97,10 @@ type Result struct {
 	Because []string
 	// Why says, for an undecided change, which sub-expression could not be decided and why.
 	Why string
+	// Unheld are, for an added rule proven on every object, the fields it reads (paths below
+	// the node, .spec.ref) when each is new in this change and pruned by the old schema: no
+	// stored object can hold them, which is why the rule refuses nothing that worked before.
+	Unheld []string
 }
 
 // Judge judges the rule changes of one version of a CRD pair; it keeps what it compiled.
@@ -340,7 +345,7 @@ func (j *Judge) judge(c Change) (res Result) {
 		res.Verdict, res.Because = j.proveByText(oldNode, newNode, c)
 		res.ByText = res.Verdict.Safe()
 	case c.Before == nil:
-		res.Verdict = Implied
+		res.Verdict, res.Unheld = Implied, sr.unheld
 	case looser:
 		res.Verdict = Looser
 	default:
@@ -377,6 +382,9 @@ type search struct {
 	transition bool
 	// consts are the literals of the rules, which synthesized values prefer (see synth.go).
 	consts constants
+	// unheld are the fields the rules read when every one is pruned by the old schema (see
+	// Result.Unheld).
+	unheld []string
 }
 
 // prepare finds the change's node on both sides, the programs that judge it and the candidate
@@ -412,6 +420,9 @@ func (j *Judge) prepare(c Change) (sr search, ok bool) {
 	sr.cands = g.values(sr.root, oldNode, false)
 	sr.complete = !g.infinite && !g.truncated
 	sr.consts = g.consts
+	if !g.heldRead {
+		sr.unheld = slices.Sorted(maps.Keys(g.pruned))
+	}
 
 	path := fieldPath(c.Steps)
 	e := &evaluator{j: j, isRoot: isRoot, oldNode: oldNode, newNode: newNode, before: before,

@@ -191,9 +191,9 @@ func (n *node) emitChanged(o, w apiextv1.ValidationRule, res celproof.Result) {
 	var f *finding.Finding
 	switch res.Verdict {
 	case celproof.Equivalent:
-		f = n.emitRule(validationRuleRewritten, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		f = n.emitRule(validationRuleRewritten, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was rewritten from %q to %q: it accepts exactly what the old rule accepted, %s", n.path, o.Rule, w.Rule, proven(n.path, res))
 	case celproof.Looser:
-		f = n.emitRule(validationRuleLoosened, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(res))
+		f = n.emitRule(validationRuleLoosened, finding.Head, w, o.Rule, w.Rule, "validation rule of %s was loosened from %q to %q: it rejects no object the old schema accepted, %s", n.path, o.Rule, w.Rule, proven(n.path, res))
 	default:
 		f = n.emitRule(validationRuleChanged, finding.Head, w, o.Rule, w.Rule, "validation rule of %s changed from %q to %q%s", n.path, o.Rule, w.Rule, shown(res))
 		f.Ratchetable = f.Ratchetable && !usesOldSelf(o) && !usesOldSelf(w)
@@ -221,7 +221,7 @@ func (n *node) emitAdded(w apiextv1.ValidationRule, res celproof.Result) {
 		}
 	}
 	if res.Verdict.Safe() {
-		n.emitRule(validationRuleImplied, finding.Head, w, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(res))
+		n.emitRule(validationRuleImplied, finding.Head, w, nil, w.Rule, "%s has a new validation rule %q that every object the old schema accepted satisfies, %s", n.path, w.Rule, proven(n.path, res))
 		return
 	}
 	what := fmt.Sprintf("%s has a new validation rule %q", n.path, w.Rule)
@@ -336,13 +336,23 @@ func versionSchema(c *crd.CRD, version string) *apiextv1.JSONSchemaProps {
 	return nil
 }
 
-// proven says how a safe verdict was reached.
-func proven(res celproof.Result) string {
+// proven says how a safe verdict was reached for the rule of the node at path at.
+func proven(at string, res celproof.Result) string {
 	if res.ByText {
 		if len(res.Because) == 0 {
 			return "proven from the rules' text"
 		}
 		return "proven from the rules' text and the old schema: " + strings.Join(res.Because, "; ")
+	}
+	if len(res.Unheld) > 0 {
+		paths := make([]string, len(res.Unheld))
+		for i, u := range res.Unheld {
+			paths[i] = strings.TrimSuffix(at, ".") + u
+		}
+		if len(paths) == 1 {
+			return "because the field " + paths[0] + " is new in this change and the old schema prunes it: stored objects cannot hold it"
+		}
+		return "because the fields " + strings.Join(paths[:len(paths)-1], ", ") + " and " + paths[len(paths)-1] + " are new in this change and the old schema prunes them: stored objects cannot hold them"
 	}
 	what := "objects"
 	if res.Transition {
