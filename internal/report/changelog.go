@@ -311,7 +311,7 @@ func what(msg string) string {
 // shows as they are and never turns into links, mentions or HTML, and the rest escaped.
 func prose(msg string, paths ...string) string {
 	for _, p := range paths {
-		if i := strings.Index(msg, p); p != "" && i >= 0 {
+		if i := pathIndex(msg, p); p != "" && i >= 0 {
 			return prose(msg[:i], paths...) + CodeSpan(p) + prose(msg[i+len(p):], paths...)
 		}
 	}
@@ -345,6 +345,23 @@ func prose(msg string, paths ...string) string {
 		msg = msg[end+1:]
 	}
 	return b.String()
+}
+
+// pathIndex is where p stands in msg as a whole path, not as the start of a longer one (.spec
+// in ".spec.sts is new"), or -1.
+func pathIndex(msg, p string) int {
+	for from := 0; p != ""; {
+		i := strings.Index(msg[from:], p)
+		if i < 0 {
+			return -1
+		}
+		end := from + i + len(p)
+		if end == len(msg) || !strings.ContainsRune(".[*_-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", rune(msg[end])) {
+			return from + i
+		}
+		from = from + i + 1
+	}
+	return -1
 }
 
 // words escapes text, writing the words that are paths (.spec.x[*]) as code spans.
