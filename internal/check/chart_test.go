@@ -271,7 +271,8 @@ func TestChartValueSetsAreDeliveries(t *testing.T) {
 // upgrade keeps them there, so it is crd-left-repository naming the dependency, not
 // helm-crd-left-release's "helm upgrade deletes it" (the false error crdguard gave on kyverno
 // v1.16.3 → v1.17.0, nine times), nor crd-removed when no copy is left in the repository.
-// Twins: the dependency already in base, or none, keep helm-crd-left-release.
+// Twins: the dependency already in base, or none, keep helm-crd-left-release. A dependency in
+// head is not fetched: one notice says so (before, a chart's remote dependencies went unsaid).
 func TestSubChartCRDsTakenFromADependency(t *testing.T) {
 	const top = "apiVersion: v2\nname: app\nversion: 1.0.0\n"
 	// Quoted, as kyverno writes it (the line was 1 when read as text).
@@ -320,6 +321,14 @@ func TestSubChartCRDsTakenFromADependency(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != tc.want {
 				t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), tc.want)
+			}
+			// The dependency is not fetched: a notice says what it installs is not checked.
+			var notices []string
+			if tc.name != "twin: no dependency" {
+				notices = []string{"head: charts/app/Chart.yaml:7 lists the remote resource https://charts.example.com widgets-api 0.1.0, which crdguard does not fetch: the CRDs it installs are not checked"}
+			}
+			if strings.Join(res.Notices, "\n") != strings.Join(notices, "\n") {
+				t.Errorf("notices %q, want %q", res.Notices, notices)
 			}
 		})
 	}

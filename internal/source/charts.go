@@ -31,6 +31,10 @@ func (t *Tree) renderCharts(fsys chartFS, charts []string, helm HelmSettings, wa
 		if len(remotes[i]) > 0 {
 			t.setRemoteVia(t.rel(charts[i]), remotes[i])
 		}
+		// Rendered without them: what they install is not checked, and the notice says so.
+		for _, r := range remotes[i] {
+			t.addRemote(r.File, r.Line, r.Entry)
+		}
 	}
 }
 

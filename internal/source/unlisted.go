@@ -27,9 +27,10 @@ func isRemote(entry string) bool {
 	return ok && strings.Contains(host, ".") && host != "." && host != ".." && !strings.HasPrefix(host, ".")
 }
 
-// Remote is a resource a kustomization of the tree lists that crdguard does not fetch.
+// Remote is a resource a kustomization of the tree lists, or a dependency a chart takes from a
+// chart repository, that crdguard does not fetch.
 type Remote struct {
-	// File and Line are the kustomization and its entry's line.
+	// File and Line are the kustomization (or Chart.yaml) and its entry's line.
 	File string
 	Line int
 	// Entry is the resource as written.
@@ -44,8 +45,9 @@ func (t *Tree) addRemote(file string, line int, entry string) Remote {
 	return r
 }
 
-// Remotes returns the remote resources the kustomizations the tree read list, by file and line:
-// what they install is not checked.
+// Remotes returns the remote resources the kustomizations the tree read list, and the
+// dependencies its rendered charts take from chart repositories, by file and line: what they
+// install is not checked.
 func (t *Tree) Remotes() []Remote {
 	out := slices.Clone(t.remote)
 	slices.SortFunc(out, CompareRemotes)
