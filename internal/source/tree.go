@@ -312,7 +312,7 @@ func (t *Tree) parseFile(name string, data []byte, explicit bool) *Tree {
 	read := crd.Read(name, data, t.KeepObjects)
 	if len(read.Unparsed) > 0 && isTemplate(data) || len(read.Problems) > 0 && hasTemplate(data) {
 		if clean, _ := detemplate(data); spelled || crd.EscapedCRD(clean) {
-			p.NotRendered = append(p.NotRendered, outsideChart(name, data, read.Problems))
+			p.NotRendered = append(p.NotRendered, outsideChart(name, data, read.Problems, t.HasFile))
 		}
 		return p // a template's objects are not samples: their values are not known
 	}
