@@ -99,6 +99,12 @@ var (
 		Advice:  "an entry whose value does not match is refused on create and whenever an update changes it (validation ratcheting lets an unchanged stored entry through), and clients that send one are rejected; check the values in use, or keep the values free-form",
 		Doc:     "A free-form object (no properties, unknown fields kept — by x-kubernetes-preserve-unknown-fields, or by a v1beta1 CRD's preserveUnknownFields, its default) accepts and keeps every key with any value. Giving it additionalProperties with a schema keeps every key but now checks each value against that schema (strings only, a quantity pattern, typed objects whose unknown fields are pruned): an entry of another kind is refused when an object is created with it or an update changes it (validation ratcheting, Kubernetes 1.30 and later, lets an unchanged stored entry through), and clients that send one are rejected. This is the usual v1beta1 → v1 migration of a map; it is not the loosening 'now accepts arbitrary keys' (additional-properties-added), which is reported only where the old object did not keep its keys. The finding carries a value the old schema accepted and the new one refuses. Check the values in use before merging.",
 	}
+	listItemsTyped = &Rule{
+		ID: "list-items-typed", Severity: finding.Error, Level: PropertyLevel,
+		Summary: "A list without an items schema, whose items could be any value, now checks them against one.",
+		Advice:  "an item that does not match is refused on create and whenever an update changes the list, and clients that send one are rejected; check the items in use, or keep the items free-form",
+		Doc:     "A v1beta1 CRD may give a list no items schema (a hand-written schema, or properties written where items belonged): every item is accepted, whatever its kind. Giving the list an items schema — the usual v1beta1 → v1 migration, since v1 requires one — checks every item against it: an item of another kind, or an object item without a field the schema requires, is refused when an object is created with it or an update changes the list, and clients that send one are rejected. The finding carries a list the old schema accepted and the new one refuses. Check the items in use before merging.",
+	}
 	embeddedResourceChanged = &Rule{
 		ID: "embedded-resource-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "x-kubernetes-embedded-resource changed.",
@@ -110,7 +116,7 @@ var (
 var fieldRules = []*Rule{
 	fieldRemoved, fieldAdded, requiredAdded, requiredRemoved, typeChanged, nullableRemoved, nullableAdded,
 	preserveUnknownRemoved, preserveUnknownAdded, intOrStringRemoved, intOrStringAdded,
-	additionalPropertiesRemoved, additionalPropertiesAdded, mapValuesTyped, embeddedResourceChanged,
+	additionalPropertiesRemoved, additionalPropertiesAdded, mapValuesTyped, listItemsTyped, embeddedResourceChanged,
 }
 
 // checkIntOrString runs before checkType: int-or-string usually comes with the type keyword
@@ -187,6 +193,7 @@ func checkFields(n *node) {
 		}
 	}
 	checkMapValuesTyped(n)
+	checkListItemsTyped(n)
 	if n.changed(kwPreserveUnknownFields) && n.judged&(1<<kwPreserveUnknownFields) == 0 {
 		n.judge(kwPreserveUnknownFields)
 		if !prunable(o.Type) && !prunable(w.Type) {
@@ -403,41 +410,89 @@ func checkMapValuesTyped(n *node) {
 		return
 	}
 	n.judge(kwAdditionalProperties, kwPreserveUnknownFields)
-	values := *w.Schema
-	values.Description, values.Title, values.Example, values.ExternalDocs = "", "", nil, nil
-	if reflect.DeepEqual(values, apiextv1.JSONSchemaProps{XPreserveUnknownFields: values.XPreserveUnknownFields}) && isTrue(values.XPreserveUnknownFields) {
+	values, anything := freeSchema(w.Schema)
+	if anything {
 		return // any value, unknown fields kept: the same map
-	}
-	what := "values matching its value schema"
-	switch {
-	case values.XIntOrString && values.Pattern != "":
-		what = "integers, or strings matching its pattern"
-	case values.XIntOrString:
-		what = "integers or strings"
-	case values.Type == "string" && values.Pattern != "":
-		what = "strings matching its pattern"
-	case values.Type != "":
-		what = values.Type + " values"
 	}
 	pruned := ""
 	if prunable(values.Type) && !values.XIntOrString && dropsUnknown(n.e.pair.New, &values) {
 		pruned = ", and fields inside a value that the value schema does not list are pruned"
 	}
-	var example map[string]any
+	example, used := n.refusedAt(celproof.MapValues)
 	shown := ""
-	if steps, ok := n.steps(); ok {
-		var used any
-		steps = append(steps, celproof.Step{Kind: celproof.MapValues})
-		if example, used = n.e.judge(n.version).Refused(steps, anyValues, func(*field.Error) bool { return true }); example != nil {
-			b, _ := json.Marshal(used)
-			shown = fmt.Sprintf(": e.g. an entry with the value %s was accepted and is now rejected", b)
-		}
+	if example != nil {
+		shown = fmt.Sprintf(": e.g. an entry with the value %s was accepted and is now rejected", used)
 	}
 	f := n.emit(mapValuesTyped, finding.Head, n.keyAt(finding.Head, kwAdditionalProperties), "any", orNil(values.Type),
-		"%s kept every key with any value and now accepts only %s%s%s", n.path, what, pruned, shown)
+		"%s kept every key with any value and now accepts only %s%s%s", n.path, acceptedKind(values, "values", "its value schema"), pruned, shown)
 	if example != nil {
 		f.Example = finding.Value(example)
 	}
+}
+
+// checkListItemsTyped judges a list without an items schema (v1beta1 allowed one: its items were
+// any values) that gains one: every item is now checked against it, an item of another kind is
+// refused. Unless the items schema accepts and keeps anything, it is list-items-typed, with an
+// item now refused.
+func checkListItemsTyped(n *node) {
+	w := n.new.Items
+	if !n.changed(kwItems) || n.old.Items != nil || w == nil || w.Schema == nil || n.new.Type != "array" || n.old.Type != "array" {
+		return
+	}
+	n.judge(kwItems)
+	items, anything := freeSchema(w.Schema)
+	if anything {
+		return
+	}
+	example, used := n.refusedAt(celproof.Items)
+	shown := ""
+	if example != nil {
+		shown = fmt.Sprintf(": e.g. the item %s was accepted and is now rejected", used)
+	}
+	f := n.emit(listItemsTyped, finding.Head, n.keyAt(finding.Head, kwItems), "any", orNil(items.Type),
+		"%s accepted items of any kind and now accepts only %s%s", n.path, acceptedKind(items, "items", "its items schema"), shown)
+	if example != nil {
+		f.Example = finding.Value(example)
+	}
+}
+
+// freeSchema is s without its documentation, and whether it accepts and keeps any value.
+func freeSchema(s *apiextv1.JSONSchemaProps) (apiextv1.JSONSchemaProps, bool) {
+	c := *s
+	c.Description, c.Title, c.Example, c.ExternalDocs = "", "", nil, nil
+	return c, reflect.DeepEqual(c, apiextv1.JSONSchemaProps{XPreserveUnknownFields: c.XPreserveUnknownFields}) && isTrue(c.XPreserveUnknownFields)
+}
+
+// acceptedKind says what values of schema s are accepted, as "<kind> <noun>" (string values,
+// integers or strings, object items …).
+func acceptedKind(s apiextv1.JSONSchemaProps, noun, schema string) string {
+	switch {
+	case s.XIntOrString && s.Pattern != "":
+		return "integers, or strings matching its pattern"
+	case s.XIntOrString:
+		return "integers or strings"
+	case s.Type == "string" && s.Pattern != "":
+		return "strings matching its pattern"
+	case s.Type != "":
+		return s.Type + " " + noun
+	}
+	return noun + " matching " + schema
+}
+
+// refusedAt is an object the old schema accepts and the new one refuses with one of anyValues
+// as a value of the node's map values or list items (kind), and that value in JSON; nil when
+// none is refused or the node cannot be reached.
+func (n *node) refusedAt(kind celproof.StepKind) (map[string]any, string) {
+	steps, ok := n.steps()
+	if !ok {
+		return nil, ""
+	}
+	example, used := n.e.judge(n.version).Refused(append(steps, celproof.Step{Kind: kind}), anyValues, func(*field.Error) bool { return true })
+	if example == nil {
+		return nil, ""
+	}
+	b, _ := json.Marshal(used)
+	return example, string(b)
 }
 
 // anyValues are the values tried, in turn, as an entry of a map whose values became typed: one
