@@ -287,21 +287,8 @@ func sampleWhat(f *finding.Finding) string {
 // the first outside quotes and parentheses (a CEL rule or a path may hold one).
 func what(msg string) string {
 	msg = withoutProver(msg)
-	depth, quoted := 0, false
-	for i := 0; i+1 < len(msg); i++ {
-		switch c := msg[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case quoted:
-		case c == '(':
-			depth++
-		case c == ')':
-			depth = max(0, depth-1)
-		case c == ':' && msg[i+1] == ' ' && depth == 0:
-			return msg[:i]
-		}
+	if i := unquoted(msg, 0, func(i, depth int) bool { return depth == 0 && strings.HasPrefix(msg[i:], ": ") }); i >= 0 {
+		return msg[:i]
 	}
 	return msg
 }
@@ -410,39 +397,40 @@ const undecided = " (undecided: "
 
 // withoutProver is msg without its parenthesised undecided reasoning (outside quoted text).
 func withoutProver(msg string) string {
-	quoted := false
-	for i := 0; i < len(msg); i++ {
-		switch c := msg[i]; {
-		case c == '\\' && quoted:
-			i++
-		case c == '"':
-			quoted = !quoted
-		case !quoted && strings.HasPrefix(msg[i:], undecided):
-			if end := closing(msg, i+1); end > 0 {
-				return msg[:i] + withoutProver(msg[end+1:])
-			}
-			return msg[:i]
-		}
+	i := unquoted(msg, 0, func(i, _ int) bool { return strings.HasPrefix(msg[i:], undecided) })
+	if i < 0 {
+		return msg
 	}
-	return msg
+	// The ')' that closes the reasoning's '(' (one byte in).
+	if end := unquoted(msg, i+1, func(j, depth int) bool { return depth == 0 && msg[j] == ')' }); end > 0 {
+		return msg[:i] + withoutProver(msg[end+1:])
+	}
+	return msg[:i]
 }
 
-// closing is the index of the ')' that closes the '(' at open, outside quoted text; -1 if none.
-func closing(msg string, open int) int {
+// unquoted scans msg from start, skipping quoted text ("…", escapes included), and returns the
+// first index at which stop holds, given the parentheses open there (counted from start, a ')'
+// already closed); -1 when none does. what, withoutProver and its closing parenthesis all read
+// messages this way: a CEL rule or value quoted in a message may hold any of ':', '(' and ')'.
+func unquoted(msg string, start int, stop func(i, depth int) bool) int {
 	depth, quoted := 0, false
-	for i := open; i < len(msg); i++ {
+	for i := start; i < len(msg); i++ {
 		switch c := msg[i]; {
 		case c == '\\' && quoted:
 			i++
+			continue
 		case c == '"':
 			quoted = !quoted
+			continue
 		case quoted:
+			continue
 		case c == '(':
 			depth++
 		case c == ')':
-			if depth--; depth == 0 {
-				return i
-			}
+			depth = max(0, depth-1)
+		}
+		if stop(i, depth) {
+			return i
 		}
 	}
 	return -1
