@@ -119,50 +119,53 @@ func checkValidations(n *node) {
 }
 
 // pairRules pairs the old rules whose text is gone with the new rules that replace them, as
-// (old, new) indexes; the rest were removed or added. Rules whose text changed in place pair up
-// in order. When rules were also added or removed, an old rule first pairs with the new one
-// that shares the most of its words (at least half of those the two use): a rule inserted
-// before it is not its rewrite. What is left pairs in order.
+// (old, new) indexes; the rest were removed or added. An old rule pairs with the new one that
+// shares its message (or messageExpression), else the most of its words (at least half of those
+// the two use). Nothing else pairs, not even one removed and one added rule at a node: a rule
+// that moved to a child node while an unrelated one was added here is not "changed" into it (the
+// added rule is judged on its own against the old schema, the removal is what it is).
 func pairRules(o, w apiextv1.ValidationRules, oldIdx, newIdx []int) (pairs [][2]int, leftOld, leftNew []int) {
-	leftOld, leftNew = oldIdx, newIdx
-	if len(oldIdx) != len(newIdx) {
-		leftOld, leftNew = nil, nil
-		taken := make([]bool, len(newIdx))
-		for _, i := range oldIdx {
-			best, bestScore := -1, 0.5
-			for k, j := range newIdx {
-				if score := similarity(o[i].Rule, w[j].Rule); !taken[k] && score >= bestScore {
-					best, bestScore = k, score
-					if score == 1 {
-						break
-					}
+	taken := make([]bool, len(newIdx))
+	for _, i := range oldIdx {
+		best, bestScore := -1, 0.5
+		for k, j := range newIdx {
+			if score := ruleLikeness(o[i], w[j]); !taken[k] && score >= bestScore {
+				best, bestScore = k, score
+				if score == 1 {
+					break
 				}
 			}
-			if best < 0 {
-				leftOld = append(leftOld, i)
-				continue
-			}
-			taken[best] = true
-			pairs = append(pairs, [2]int{i, newIdx[best]})
 		}
-		for k, j := range newIdx {
-			if !taken[k] {
-				leftNew = append(leftNew, j)
-			}
+		if best < 0 {
+			leftOld = append(leftOld, i)
+			continue
 		}
+		taken[best] = true
+		pairs = append(pairs, [2]int{i, newIdx[best]})
 	}
-	for len(leftOld) > 0 && len(leftNew) > 0 {
-		pairs = append(pairs, [2]int{leftOld[0], leftNew[0]})
-		leftOld, leftNew = leftOld[1:], leftNew[1:]
+	for k, j := range newIdx {
+		if !taken[k] {
+			leftNew = append(leftNew, j)
+		}
 	}
 	return pairs, leftOld, leftNew
 }
 
-// similarity is the share of the words (identifiers, literals) two rules use that both use.
-func similarity(a, b string) float64 {
+// ruleLikeness is how much two rules look like one rule edited: 1 when they share a message or
+// messageExpression, else the share of words their expressions share, or of names alone when
+// that is more (`self <= 6553` → `self <= 65535` changed a literal, nothing else).
+func ruleLikeness(a, b apiextv1.ValidationRule) float64 {
+	if a.Message != "" && a.Message == b.Message || a.MessageExpression != "" && a.MessageExpression == b.MessageExpression {
+		return 1
+	}
+	return max(similarity(a.Rule, b.Rule, ruleWordRE), similarity(a.Rule, b.Rule, ruleNameRE))
+}
+
+// similarity is the share of the words (as re finds them) two rules use that both use.
+func similarity(a, b string, re *regexp.Regexp) float64 {
 	words := func(s string) map[string]bool {
 		m := map[string]bool{}
-		for _, w := range ruleWordRE.FindAllString(s, -1) {
+		for _, w := range re.FindAllString(s, -1) {
 			m[w] = true
 		}
 		return m
@@ -180,7 +183,11 @@ func similarity(a, b string) float64 {
 	return 1
 }
 
-var ruleWordRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|'[^']*'|"[^"]*"|[0-9]+`)
+// ruleWordRE finds a rule's words: names, literals and numbers; ruleNameRE its names alone.
+var (
+	ruleWordRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|'[^']*'|"[^"]*"|[0-9]+`)
+	ruleNameRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+)
 
 func (n *node) ruleChanged(o, w apiextv1.ValidationRule) {
 	judged := n.judgeRule(&o, w)
