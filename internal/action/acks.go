@@ -180,3 +180,47 @@ func countChanges(acks []policy.Acknowledged) int {
 	}
 	return len(seen)
 }
+
+// broughtList says, in the check run's summary of a run of several pull requests (a merge
+// group, a push of merges), which pull request brings each change that still counts and whose
+// label already covers it: who must acknowledge what for the run to pass. Each line is also
+// logged.
+func (r *run) broughtList(brought []policy.Brought) string {
+	if len(brought) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\n**Which pull request brings what**:\n")
+	for i, br := range brought {
+		f := br.Finding
+		var by []string
+		for _, n := range br.By {
+			switch {
+			case slices.Contains(br.Replied, n):
+				by = append(by, fmt.Sprintf("#%d (acknowledged by reply)", n))
+			case slices.Contains(br.Labelled, n):
+				by = append(by, fmt.Sprintf("#%d (its label acknowledges it)", n))
+			default:
+				by = append(by, fmt.Sprintf("#%d (not acknowledged)", n))
+			}
+		}
+		who := strings.Join(by, ", ")
+		switch {
+		case br.Unattributed && who != "":
+			who += "; commits of no pull request bring it too: only an ignore entry in .crdguard.yaml acknowledges it"
+		case br.Unattributed:
+			who = "commits of no pull request: only an ignore entry in .crdguard.yaml acknowledges it"
+		case who == "":
+			who = "no pull request alone (the pull requests make it together): only an ignore entry in .crdguard.yaml acknowledges it"
+		}
+		where := strings.TrimSpace(strings.Join([]string{f.CRD, f.Version, f.Path}, " "))
+		r.logf("change %s (%s %s): %s", f.Change, f.Rule, where, who)
+		if i < maxAcknowledgedListed {
+			fmt.Fprintf(&b, "\n- %s `%s` %s (change `%s`): %s", f.Severity, f.Rule, report.Escape(where), f.Change, report.Escape(who))
+		}
+	}
+	if len(brought) > maxAcknowledgedListed {
+		fmt.Fprintf(&b, "\n- and %d more (the job's log lists every one)", len(brought)-maxAcknowledgedListed)
+	}
+	return b.String()
+}

@@ -308,7 +308,7 @@ func (r *run) run(ctx context.Context, setupErr error) (int, error) {
 	fails, acknowledged := dec.Fails, dec.ByLabel
 	rep.Verdict = &report.Verdict{Fails: fails, Acknowledged: acknowledged, Label: cfg.AcknowledgeLabel, Run: r.target.kind}
 	conclusion, title, headline := verdict(rep, fails, acknowledged, cfg.AcknowledgeLabel, r.target.kind, countChanges(dec.Acknowledged))
-	summary, text := github.Summary(rep, strings.TrimLeft(headline+acknowledgedList(acks), "\n"))
+	summary, text := github.Summary(rep, strings.TrimLeft(headline+acknowledgedList(acks)+r.broughtList(dec.Brought), "\n"))
 
 	// A refused check run does not stop the review: a personal token may post reviews but not
 	// check runs. A fork's read-only token is refused both, once each.

@@ -226,6 +226,8 @@ func TestMergeGroup(t *testing.T) {
 		title      string
 		calls      []string
 		acked      []string
+		// brought are the summary's lines saying who brings each change still counted (rule: who).
+		brought []string
 	}{
 		{name: "one pull request, labelled", labels: map[int][]string{42: {"area/api", ackLabel}}, code: ExitOK, conclusion: "neutral",
 			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)",
@@ -234,15 +236,19 @@ func TestMergeGroup(t *testing.T) {
 			title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
 			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
 		{name: "several, every pull request labelled", several: true, labels: map[int][]string{41: {ackLabel}, 42: {ackLabel}}, code: ExitOK, conclusion: "neutral",
-			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)", calls: several},
+			title: "Breaking CRD changes acknowledged (2 breaking changes, 0 warnings)", calls: several,
+			brought: []string{"field-removed: \\#\u200b41 (its label acknowledges it)", "max-decreased: \\#\u200b42 (its label acknowledges it)"}},
 		{name: "several, only the first labelled", several: true, labels: map[int][]string{41: {ackLabel}}, code: ExitFindings, conclusion: "failure",
-			title: "Breaking CRD changes: 2 breaking changes, 0 warnings", calls: several},
+			title: "Breaking CRD changes: 2 breaking changes, 0 warnings", calls: several,
+			brought: []string{"field-removed: \\#\u200b41 (its label acknowledges it)", "max-decreased: \\#\u200b42 (not acknowledged)"}},
 		// The group's own pull request (head_ref) does not cover the change the other one brought.
 		{name: "several, only the group's own pull request labelled", several: true, labels: map[int][]string{42: {ackLabel}}, code: ExitFindings, conclusion: "failure",
-			title: "Breaking CRD changes: 2 breaking changes, 0 warnings", calls: several},
+			title: "Breaking CRD changes: 2 breaking changes, 0 warnings", calls: several,
+			brought: []string{"field-removed: \\#\u200b41 (not acknowledged)", "max-decreased: \\#\u200b42 (its label acknowledges it)"}},
 		{name: "several, one labelled, the other's change acknowledged by reply", several: true, labels: map[int][]string{41: {ackLabel}}, replies: []reply{{42, "max-decreased"}},
 			code: ExitOK, conclusion: "neutral", title: "Breaking CRD changes acknowledged (1 breaking change, 0 warnings)",
-			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1008 200"), acked: []string{"max-decreased on #\u200b42"}},
+			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1008 200"), acked: []string{"max-decreased on #\u200b42"},
+			brought: []string{"field-removed: \\#\u200b41 (its label acknowledges it)"}},
 		{name: "several, each change acknowledged by reply on its pull request", several: true, replies: []reply{{41, "field-removed"}, {42, "max-decreased"}},
 			code: ExitOK, conclusion: "success", title: "No breaking CRD changes (1 CRD compared; 2 changes acknowledged)",
 			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1009 200"),
@@ -250,7 +256,7 @@ func TestMergeGroup(t *testing.T) {
 		{name: "several, one change acknowledged by reply", several: true, replies: []reply{{42, "max-decreased"}},
 			code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 1 breaking change, 0 warnings (1 acknowledged)",
 			calls: append(append([]string{}, several[:len(several)-1]...), "PATCH check-runs/1008 200"),
-			acked: []string{"max-decreased on #\u200b42"}},
+			acked: []string{"max-decreased on #\u200b42"}, brought: []string{"field-removed: \\#\u200b41 (not acknowledged)"}},
 		{name: "the first's queue branch gone: the group's pull request must cover both", several: true, gone: true, labels: map[int][]string{41: {ackLabel}},
 			code: ExitFindings, conclusion: "failure", title: "Breaking CRD changes: 2 breaking changes, 0 warnings",
 			calls: []string{"POST check-runs 201", "GET git/matching-refs/heads/gh-readonly-queue/main 200", "GET issues/42/labels 200", "GET /user 403", "GET pulls/42/comments 200", "PATCH check-runs/1001 200"}},
@@ -305,6 +311,18 @@ func TestMergeGroup(t *testing.T) {
 			}
 			if !reflect.DeepEqual(acked, tc.acked) {
 				t.Fatalf("acknowledged %q, want %q\n%s", acked, tc.acked, cr.Summary)
+			}
+			var brought []string
+			if _, after, ok := strings.Cut(cr.Summary, "**Which pull request brings what**:\n"); ok {
+				list, _, _ := strings.Cut(after, "\n\n")
+				for _, l := range strings.Split(strings.TrimPrefix(list, "\n"), "\n") {
+					rule, _, _ := strings.Cut(strings.TrimPrefix(l, "- error `"), "`")
+					_, who, _ := strings.Cut(l, "`): ")
+					brought = append(brought, rule+": "+who)
+				}
+			}
+			if !reflect.DeepEqual(brought, tc.brought) {
+				t.Fatalf("brought %q, want %q\n%s", brought, tc.brought, cr.Summary)
 			}
 		})
 	}

@@ -98,6 +98,24 @@ type Decision struct {
 	Answers []Answer
 	// Notes say, for the log, which replies acknowledge nothing and why.
 	Notes []string
+	// Brought says, in a run of several pull requests or of commits of no known one besides (a
+	// merge group, a push of merges), which pull requests bring each change at fail-on or above
+	// that no reply acknowledged, once per change, in the findings' order: who must acknowledge
+	// what for the run to pass.
+	Brought []Brought
+}
+
+// Brought is who brings one change that counts, in a run of several pull requests.
+type Brought struct {
+	// Finding is the change's first place.
+	Finding finding.Finding
+	// By are the pull requests whose own commits bring it (all of the run's when which one
+	// brings what is not known); Replied those of them where a reply acknowledges it, Labelled
+	// those whose label does.
+	By, Replied, Labelled []int
+	// Unattributed says commits of no known pull request bring it too: only the configuration
+	// acknowledges it.
+	Unattributed bool
 }
 
 // Decide applies the pull requests' acknowledgements to the findings after the configuration
@@ -146,42 +164,57 @@ func Decide(fs []finding.Finding, failOn FailOn, ctx Context) Decision {
 		}
 	}
 	var uncovered []finding.Finding // what neither a label nor a reply covers
+	listed := map[string]bool{}
 	for _, f := range fs {
 		bringers := ctx.bringers(f.Change)
 		var replied []Acknowledged
-		labelled := 0
+		var repliedBy, labelled []int
 		for _, pr := range bringers {
 			if a, ok := acks[pr.Number][f.Change]; ok {
-				replied = append(replied, a)
+				replied, repliedBy = append(replied, a), append(repliedBy, pr.Number)
 			} else if ctx.Label != "" && slices.Contains(pr.Labels, ctx.Label) {
-				labelled++
+				labelled = append(labelled, pr.Number)
 			}
 		}
 		switch {
 		case f.Change != "" && len(bringers) > 0 && len(replied) == len(bringers):
 			d.Acknowledged = append(d.Acknowledged, joined(f, replied))
 			continue
-		case f.Change == "" || len(bringers) == 0 || len(replied)+labelled < len(bringers):
+		case f.Change == "" || len(bringers) == 0 || len(replied)+len(labelled) < len(bringers):
 			uncovered = append(uncovered, f)
 		}
 		d.Findings = append(d.Findings, f)
+		if (len(ctx.PullRequests) > 1 || ctx.Attributed) && f.Change != "" && !listed[f.Change] && failOn.Fails([]finding.Finding{f}) {
+			listed[f.Change] = true
+			b := Brought{Finding: f, Labelled: labelled, Replied: repliedBy, Unattributed: ctx.Attributed && ctx.Unattributed[f.Change]}
+			for _, pr := range ctx.broughtBy(f.Change) {
+				b.By = append(b.By, pr.Number)
+			}
+			d.Brought = append(d.Brought, b)
+		}
 	}
 	d.Fails = failOn.Fails(d.Findings)
 	d.ByLabel = d.Fails && !failOn.Fails(uncovered)
 	return d
 }
 
-// bringers are the pull requests that bring a change: those whose own commits bring it when
-// the run knows, else all of them; none when a commit of no known pull request brings it too.
+// bringers are the pull requests whose acknowledgements decide a change: those that bring it
+// (broughtBy), none when a commit of no known pull request brings it too.
 func (ctx Context) bringers(change string) []PullRequest {
+	if ctx.Attributed && ctx.Unattributed[change] {
+		return nil
+	}
+	return ctx.broughtBy(change)
+}
+
+// broughtBy are the pull requests that bring a change: those whose own commits bring it when
+// the run knows, else all of them; none in a run with no pull request.
+func (ctx Context) broughtBy(change string) []PullRequest {
 	if ctx.Run == "" {
 		return nil
 	}
 	if !ctx.Attributed {
 		return ctx.PullRequests
-	}
-	if ctx.Unattributed[change] {
-		return nil
 	}
 	var out []PullRequest
 	for _, pr := range ctx.PullRequests {

@@ -177,6 +177,7 @@ func TestDecide(t *testing.T) {
 		byLabel bool
 		refused []int64 // the replies answered (acknowledged, or refused)
 		notes   []string
+		brought []string // rule by PRs labelled PRs (unattributed)
 	}{
 		{name: "MEMBER acknowledges one change", ctx: Context{Run: PullRequestRun, Label: label, PullRequests: []PullRequest{{Number: 42, Replies: []Reply{
 			reply(7, removed.Change, "MEMBER", "/crdguard acknowledge name moved to .spec.displayName in v2\n\nthanks"),
@@ -211,9 +212,11 @@ func TestDecide(t *testing.T) {
 		{name: "label on the pull request", ctx: Context{Run: PullRequestRun, Label: label, PullRequests: []PullRequest{{Number: 42, Labels: []string{"area/api", label}}}},
 			kept: []string{"field-removed", "max-decreased"}, fails: true, byLabel: true},
 		{name: "merge group: every pull request labelled", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{{Number: 42, Labels: []string{label}}, {Number: 43, Labels: []string{label}}}},
-			kept: []string{"field-removed", "max-decreased"}, fails: true, byLabel: true},
+			kept: []string{"field-removed", "max-decreased"}, fails: true, byLabel: true,
+			brought: []string{"field-removed by [42 43] replied [] labelled [42 43]", "max-decreased by [42 43] replied [] labelled [42 43]"}},
 		{name: "merge group: one pull request not labelled", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{{Number: 42, Labels: []string{label}}, {Number: 43}}},
-			kept: []string{"field-removed", "max-decreased"}, fails: true},
+			kept: []string{"field-removed", "max-decreased"}, fails: true,
+			brought: []string{"field-removed by [42 43] replied [] labelled [42]", "max-decreased by [42 43] replied [] labelled [42]"}},
 		{name: "merge group: each change acknowledged by reply in the pull request that brings it", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
 			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}, Brings: set(removed.Change)},
 			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}, Brings: set(lowered.Change)},
@@ -222,30 +225,37 @@ func TestDecide(t *testing.T) {
 		{name: "merge group, not attributed: a reply in one pull request each", ctx: Context{Run: MergeGroupRun, Label: label, PullRequests: []PullRequest{
 			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}},
 			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}},
-		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{7, 8}},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{7, 8},
+			brought: []string{"field-removed by [42 43] replied [42] labelled []", "max-decreased by [42 43] replied [43] labelled []"}},
 		{name: "merge group: a change both pull requests bring needs both replies", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
 			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}, Brings: set(removed.Change)},
 			{Number: 43, Brings: set(removed.Change, lowered.Change)},
-		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{7}},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{7},
+			brought: []string{"field-removed by [42 43] replied [42] labelled []", "max-decreased by [43] replied [] labelled []"}},
 		{name: "merge group: both replies to a change both bring", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
 			{Number: 42, Replies: []Reply{reply(7, removed.Change, "MEMBER", "/crdguard acknowledge planned")}, Brings: set(removed.Change)},
 			{Number: 43, Replies: []Reply{reply(8, removed.Change, "OWNER", "/crdguard acknowledge also here")}, Brings: set(removed.Change)},
-		}}, kept: []string{"max-decreased"}, acked: []string{"field-removed: @alice (MEMBER) on #42; @alice (OWNER) on #43: planned; also here"}, fails: true, refused: []int64{7, 8}},
+		}}, kept: []string{"max-decreased"}, acked: []string{"field-removed: @alice (MEMBER) on #42; @alice (OWNER) on #43: planned; also here"}, fails: true, refused: []int64{7, 8},
+			brought: []string{"max-decreased by [] replied [] labelled []"}},
 		{name: "merge group: the label of the pull request that brings the unreplied change", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
 			{Number: 42, Labels: []string{label}, Brings: set(removed.Change)},
 			{Number: 43, Replies: []Reply{reply(8, lowered.Change, "MEMBER", "/crdguard acknowledge measured")}, Brings: set(lowered.Change)},
-		}}, kept: []string{"field-removed"}, acked: []string{"max-decreased: @alice (MEMBER) on #43: measured"}, fails: true, byLabel: true, refused: []int64{8}},
+		}}, kept: []string{"field-removed"}, acked: []string{"max-decreased: @alice (MEMBER) on #43: measured"}, fails: true, byLabel: true, refused: []int64{8},
+			brought: []string{"field-removed by [42] replied [] labelled [42]"}},
 		{name: "merge group: a labelled pull request does not cover another's change", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
 			{Number: 42, Labels: []string{label}, Brings: set(removed.Change)},
 			{Number: 43, Brings: set(lowered.Change)},
-		}}, kept: []string{"field-removed", "max-decreased"}, fails: true},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true,
+			brought: []string{"field-removed by [42] replied [] labelled [42]", "max-decreased by [43] replied [] labelled []"}},
 		{name: "push: a direct commit brings the change too", ctx: Context{Run: PushRun, Label: label, Attributed: true, Unattributed: set(removed.Change), PullRequests: []PullRequest{
 			{Number: 42, Labels: []string{label}, Brings: set(removed.Change, lowered.Change)},
-		}}, kept: []string{"field-removed", "max-decreased"}, fails: true},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true,
+			brought: []string{"field-removed by [42] replied [] labelled [] unattributed", "max-decreased by [42] replied [] labelled [42]"}},
 		{name: "merge group: a change no pull request brings alone", ctx: Context{Run: MergeGroupRun, Label: label, Attributed: true, PullRequests: []PullRequest{
 			{Number: 42, Labels: []string{label}, Brings: set(lowered.Change)},
 			{Number: 43, Labels: []string{label}, Replies: []Reply{reply(8, removed.Change, "MEMBER", "/crdguard acknowledge measured")}},
-		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{8}},
+		}}, kept: []string{"field-removed", "max-decreased"}, fails: true, refused: []int64{8},
+			brought: []string{"field-removed by [] replied [] labelled []", "max-decreased by [42] replied [] labelled [42]"}},
 		{name: "direct push: no pull request, no label", ctx: Context{Run: PushRun, Label: label}, kept: []string{"field-removed", "max-decreased"}, fails: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -260,6 +270,17 @@ func TestDecide(t *testing.T) {
 			}
 			for _, a := range d.Answers {
 				refused = append(refused, a.Reply.ID)
+			}
+			var brought []string
+			for _, b := range d.Brought {
+				line := fmt.Sprintf("%s by %v replied %v labelled %v", b.Finding.Rule, b.By, b.Replied, b.Labelled)
+				if b.Unattributed {
+					line += " unattributed"
+				}
+				brought = append(brought, line)
+			}
+			if !reflect.DeepEqual(brought, tc.brought) {
+				t.Errorf("brought %q, want %q", brought, tc.brought)
 			}
 			if !reflect.DeepEqual(kept, tc.kept) || !reflect.DeepEqual(acked, tc.acked) || d.Fails != tc.fails || d.ByLabel != tc.byLabel ||
 				!reflect.DeepEqual(refused, tc.refused) || !reflect.DeepEqual(d.Notes, tc.notes) {
