@@ -165,7 +165,7 @@ func Helm(pairs []crd.Pair, sets [][]string, old, new *source.Tree) ([]finding.F
 		if len(outside) == 1 {
 			files = "a changed CRD file lies"
 		}
-		notices = append(notices, fmt.Sprintf("%s in crds/ or templates/ folders of what looks like a Helm chart (a values.yaml) with no Chart.yaml (%s): helm loads no chart without a Chart.yaml, so they were judged as plain manifests, with no Helm rule", files, shown))
+		notices = append(notices, fmt.Sprintf("%s in crds/ or templates/ folders of what looks like a Helm chart (a values.yaml or a Chart.template.yaml) with no Chart.yaml (%s): helm loads no chart without a Chart.yaml, so they were judged as plain manifests, with no Helm rule", files, shown))
 	}
 	return once(append(out, releaseSizes(old, new, templated)...)), notices
 }

@@ -30,9 +30,7 @@ const (
 
 // helmOf finds the chart a file belongs to (the nearest folder above it with a Chart.yaml) and
 // the file's folder in it. Subcharts (charts/NAME with their own Chart.yaml) are charts of
-// their own, as helm loads them. Outside charts, chartLike is the folder above a crds/ or
-// templates/ folder of the file that has a values.yaml but no Chart.yaml: a chart that helm
-// would refuse to load.
+// their own, as helm loads them. Outside charts, chartLike is the folder of chartLikeOf.
 func (t *Tree) helmOf(file string) (chart, folder, chartLike string) {
 	if t.HasFile == nil {
 		return "", "", ""
@@ -51,13 +49,34 @@ func (t *Tree) helmOf(file string) (chart, folder, chartLike string) {
 			}
 			return dir, folder, ""
 		}
-		if base := path.Base(dir); chartLike == "" && (base == HelmCRDs || base == HelmTemplates) && t.has(path.Join(path.Dir(dir), "values.yaml")) {
-			chartLike = path.Dir(dir)
-		}
 		if dir == "." || dir == "/" || dir == "" {
+			chartLike, _, _ = chartLikeOf(file, t.has)
 			return "", "", chartLike
 		}
 	}
+}
+
+// chartLikeOf finds what looks like a Helm chart that helm would refuse to load: dir is the
+// folder above the innermost crds/ or templates/ folder holding file that has what a chart has
+// beside them (besides: a Chart.template.yaml, which builds such as cert-manager's turn into
+// Chart.yaml, or a values.yaml) but no Chart.yaml, and sub is that crds/ or templates/ folder;
+// all "" when there is none. has says which files the side holds.
+func chartLikeOf(file string, has func(string) bool) (dir, sub, besides string) {
+	for d := path.Dir(file); d != "." && d != "/" && d != ""; d = path.Dir(d) {
+		if base := path.Base(d); base != HelmCRDs && base != HelmTemplates {
+			continue
+		}
+		up := path.Dir(d)
+		if has(path.Join(up, "Chart.yaml")) {
+			return "", "", ""
+		}
+		for _, f := range []string{"Chart.template.yaml", "values.yaml"} {
+			if has(path.Join(up, f)) {
+				return up, path.Base(d), f
+			}
+		}
+	}
+	return "", "", ""
 }
 
 // has reports whether a file exists, remembering the answers.

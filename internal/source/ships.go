@@ -41,7 +41,8 @@ type Facts struct {
 	// Helm is where in its chart the file lies: HelmCRDs or HelmTemplates, "" elsewhere.
 	Helm string
 	// ChartLike is, for a file outside charts, the folder above its crds/ or templates/ folder
-	// when that folder has a values.yaml but no Chart.yaml: a chart helm refuses to load.
+	// when that folder has a values.yaml or a Chart.template.yaml but no Chart.yaml: a chart
+	// helm refuses to load (chartLikeOf).
 	ChartLike string
 }
 

@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"cmp"
 	"path"
 	"regexp"
 	"strings"
@@ -189,29 +188,11 @@ func outsideChart(name string, data []byte, problems []crd.Problem, has func(str
 	if len(names) == 0 {
 		names = templateNames(name, data)
 	}
-	if dir, besides := chartWithoutChartYAML(name, has); dir != "" {
-		return ChartProblem{File: name, Line: p.Line, Names: names, Message: "a Helm template in " + dir + "/templates, but " + dir + " has no Chart.yaml (it has " + besides + ": is Chart.yaml written when the chart is built?), so it is no chart crdguard can render, and the file does not read as YAML without rendering (" + p.Message + "): its CRDs are not compared; commit Chart.yaml, compare what the chart renders instead (helm template first, or crdguard diff on the built chart folders), or leave the file out with paths or exclude in .crdguard.yaml"}
+	if has == nil {
+		has = func(string) bool { return false }
+	}
+	if dir, sub, besides := chartLikeOf(name, has); sub == HelmTemplates {
+		return ChartProblem{File: name, Line: p.Line, Names: names, Message: "a Helm template in " + path.Join(dir, sub) + ", but " + dir + " has no Chart.yaml (it has " + besides + ": is Chart.yaml written when the chart is built?), so it is no chart crdguard can render, and the file does not read as YAML without rendering (" + p.Message + "): its CRDs are not compared; commit Chart.yaml, compare what the chart renders instead (helm template first, or crdguard diff on the built chart folders), or leave the file out with paths or exclude in .crdguard.yaml"}
 	}
 	return ChartProblem{File: name, Line: p.Line, Names: names, Message: "a template (Helm {{ }} or envsubst ${VAR}) outside any Helm chart, which does not read as YAML without rendering (" + p.Message + "): its CRDs are not compared; crdguard renders charts only (a folder with a Chart.yaml): compare what it renders instead (helm template or envsubst first, or crdguard diff on the chart folders), or leave the file out with paths or exclude in .crdguard.yaml"}
-}
-
-// chartWithoutChartYAML is the folder above the innermost templates/ folder that holds name when
-// it has what a chart has beside its templates (besides: Chart.template.yaml or values.yaml)
-// but no Chart.yaml; "" otherwise.
-func chartWithoutChartYAML(name string, has func(string) bool) (dir, besides string) {
-	i := strings.LastIndex("/"+name, "/templates/")
-	if has == nil || i < 0 {
-		return "", ""
-	}
-	dir = strings.TrimSuffix(name[:max(i, 0)], "/")
-	at := func(f string) string { return path.Join(dir, f) }
-	if has(at("Chart.yaml")) {
-		return "", ""
-	}
-	for _, f := range []string{"Chart.template.yaml", "values.yaml"} {
-		if has(at(f)) {
-			return cmp.Or(dir, "."), f
-		}
-	}
-	return "", ""
 }

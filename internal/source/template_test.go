@@ -35,6 +35,7 @@ func TestTemplateInChartWithoutChartYAML(t *testing.T) {
 		{"values.yaml only", map[string]string{"deploy/charts/cm/values.yaml": "size: true\n"},
 			"deploy/charts/cm/templates/crds/crd.yaml", "", "values.yaml"},
 		{"templates at the root", map[string]string{"values.yaml": "size: true\n"}, "templates/crd.yaml", "", "values.yaml"},
+		{"a crds folder, which helm never renders", map[string]string{"deploy/charts/cm/Chart.template.yaml": "name: cm\n"}, "deploy/charts/cm/crds/crd.yaml", outside, ""},
 		{"a templates folder of nothing", map[string]string{}, "deploy/templates/crd.yaml", outside, ""},
 		{"no templates folder", map[string]string{"deploy/values.yaml": "size: true\n"}, "deploy/crd.yaml", outside, ""},
 	} {
