@@ -282,6 +282,10 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 	// Release copies of a bundle are mostly one blob: it is read and parsed once, and each copy
 	// is its CRDs under the copy's name (the documents, their text and lines are the same).
 	byBlob := map[plumbing.Hash][]*crd.CRD{}
+	// A copy that decodes the same as an earlier one keeps its Object; the copies of other
+	// releases hold the schema subtrees they have in common with earlier ones once (cloudnative-pg
+	// v1.29 → v1.30: 268 definitions, 155 distinct: 52 MB of them held in 6.5 MB).
+	subtrees := crd.NewSubtrees()
 	err := eachFile(tree, func(name string, entry object.TreeEntry) error {
 		if entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
 			return nil
@@ -321,10 +325,8 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 		var read []*crd.CRD
 		for _, c := range one.CRDs {
 			if names[c.Name] {
-				for _, u := range unchanged {
-					if u.Name == c.Name && c.ShareObject(u) {
-						break
-					}
+				if !slices.ContainsFunc(unchanged, func(u *crd.CRD) bool { return u.Name == c.Name && c.ShareObject(u) }) {
+					subtrees.Share(c)
 				}
 				read = append(read, c)
 			}

@@ -3,7 +3,9 @@ package source
 import (
 	"bytes"
 	"os"
+	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/gittest"
@@ -12,8 +14,9 @@ import (
 // TestUnchangedCopiesReadOnce: release copies of a changed CRD that are one blob are read and
 // parsed once, each copy under its own name (40 copies of a 60-CRD bundle held 40 parses,
 // 1.1 GB); a copy in another blob that defines the same (v3: a comment more) keeps one Object
-// with them; a copy that defines something else (v4: a label) is its own. Their YAML trees are
-// dropped and read again, from git, when a line is asked for.
+// with them; a copy that defines something else (v4: a label) is its own, holding the schema it
+// has in common with them once. Their YAML trees are dropped and read again, from git, when a
+// line is asked for.
 func TestUnchangedCopiesReadOnce(t *testing.T) {
 	old, err1 := os.ReadFile("../../testdata/rules/sample-invalid/maximum-lowered/old.yaml")
 	new, err2 := os.ReadFile("../../testdata/rules/sample-invalid/maximum-lowered/new.yaml")
@@ -68,6 +71,11 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 		}
 		if v4.Object == v1.Object || v4.SameText(v1) || v4.Object.Labels["v"] != "4" {
 			t.Errorf("%s: the copy that defines something else shares another's Object", side.name)
+		}
+		if props := func(c *crd.CRD) unsafe.Pointer {
+			return reflect.ValueOf(c.Object.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties).UnsafePointer()
+		}; props(v4) != props(v1) || props(v1) == nil {
+			t.Errorf("%s: the copy that defines something else holds a schema of its own where it has the same", side.name)
 		}
 		// Read again from git: the line of a key in a shed copy is the line in its file.
 		at := crd.Path{"spec", "names", "kind"}
