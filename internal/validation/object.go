@@ -3,6 +3,7 @@ package validation
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,8 +85,9 @@ func newVersion(c *crd.CRD, version string, quiet bool) (*Version, error) {
 	if err != nil || v == nil || v.OpenAPIV3Schema == nil {
 		return nil, fmt.Errorf("%s %s has no schema", c.Name, version)
 	}
-	if quiet { // in is a fresh conversion: changing it changes nothing of c
+	if quiet { // in's rule lists are c's (see internal): each is replaced by an edited copy
 		walkSchema(v.OpenAPIV3Schema, func(x *apiextensions.JSONSchemaProps) {
+			x.XValidations = slices.Clone(x.XValidations)
 			for i := range x.XValidations {
 				x.XValidations[i].MessageExpression = ""
 			}

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/crdguard/crdguard/internal/crd"
 )
@@ -213,5 +216,66 @@ func TestRepeatedVersionCompiledOnce(t *testing.T) {
 	}
 	if n != 2 { // v1 (v2 repeats it) and v3
 		t.Errorf("%d compile errors, want 2: %v", n, errs)
+	}
+}
+
+// TestConversionLeavesTheCRDAlone runs everything that converts a CRD (create and update
+// validation, validators, quiet validators and the objects they check) on the rule cases, the
+// hard pairs and a CRD with what the conversion's callers edit (a rule's messageExpression, a
+// webhook without a port, which the v1 defaults fill in; the parser fills it in already), and requires every CRD to be as it
+// was: the conversion shares parts of the CRD's schemas with the result (see internal), which
+// must stay read-only.
+func TestConversionLeavesTheCRDAlone(t *testing.T) {
+	dirs, _ := filepath.Glob(cases + "*/*")
+	if len(dirs) == 0 {
+		t.Fatal("no rule cases found")
+	}
+	perf, _ := filepath.Glob("../../../shared/perf/*")
+	pairs := map[string][2][]*crd.CRD{}
+	for _, dir := range append(dirs, perf...) {
+		var sides [2][]*crd.CRD
+		for i, name := range []string{"old.yaml", "new.yaml"} {
+			if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				sides[i], _ = crd.Parse(name, data)
+			}
+		}
+		pairs[dir] = sides
+	}
+	edited := parse(t, cases+"conversion-webhook-added/basic/new.yaml")
+	edited.Object.Spec.Conversion.Webhook.ClientConfig.Service.Port = nil
+	root := edited.Object.Spec.Versions[0].Schema.OpenAPIV3Schema
+	root.XValidations = append(root.XValidations, apiextv1.ValidationRule{Rule: "true", MessageExpression: "'never'"})
+	pairs["edited"] = [2][]*crd.CRD{{edited}, {edited}}
+	for dir, sides := range pairs {
+		var all []*crd.CRD
+		var before []*apiextv1.CustomResourceDefinition
+		for _, c := range append(sides[0], sides[1]...) {
+			all = append(all, c)
+			before = append(before, c.Object.DeepCopy())
+		}
+		for _, n := range sides[1] {
+			_, _ = Create(n)
+			for _, o := range sides[0] {
+				if o.Name == n.Name {
+					_, _ = Update(o, n)
+				}
+			}
+		}
+		for _, c := range all {
+			for _, v := range c.Object.Spec.Versions {
+				obj := map[string]any{"apiVersion": c.Object.Spec.Group + "/" + v.Name, "kind": c.Object.Spec.Names.Kind, "metadata": map[string]any{"name": "x"}, "spec": map[string]any{}}
+				for _, newSchema := range []func(*crd.CRD, string) (*Schema, error){NewSchema, NewQuietSchema} {
+					if s, err := newSchema(c, v.Name); err == nil {
+						created := s.Create(obj)
+						_ = s.Update(created.Object, created.Object)
+					}
+				}
+			}
+		}
+		for i, c := range all {
+			if !reflect.DeepEqual(c.Object, before[i]) {
+				t.Errorf("%s: %s changed by its validation", dir, c.Name)
+			}
+		}
 	}
 }
