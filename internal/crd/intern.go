@@ -4,19 +4,25 @@ import (
 	"hash/maphash"
 	"reflect"
 	"slices"
+	"sync"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
-// Subtrees shares the schema subtrees that definitions have in common, so that a repository's
-// release manifests, each a copy of the bundle as it was at that release, hold what their CRDs
-// have in common once: from one release to the next a CRD's schema changes in a few places, and
-// its ShareObject fails, but every property map away from those places is the same. Sharing is
-// by value: a map or schema is replaced only by one that is reflect.DeepEqual to it, so what
-// the definition says is unchanged. The definitions given must never be changed afterwards
-// (those of unchanged files never are: they are compared with nothing, or read as they are).
+// Subtrees shares the schema subtrees that the definitions of one comparison have in common, so
+// that what they repeat is held once: the copies of a CRD in install bundles, charts and
+// kustomize builds, its two sides where a change leaves most of it alone, and a repository's
+// release manifests, each the bundle as it was at a release (from one release to the next a
+// CRD's schema changes in a few places, every property map away from them is the same).
+// Sharing is by value: a map or schema is replaced only by one that is reflect.DeepEqual to it,
+// so what each definition says is unchanged. Definitions are read, never written, once decoded
+// (rules, the API server's checks and OLM's preflight work on copies or conversions), which is
+// what lets them share. A nil *Subtrees shares nothing.
 type Subtrees struct {
+	mu   sync.Mutex
 	seed maphash.Seed
+	// done are the definitions already shared.
+	done map[*apiextv1.CustomResourceDefinition]bool
 	// maps are the property maps seen, by the hash of their content.
 	maps map[uint64][]map[string]apiextv1.JSONSchemaProps
 	// schemas are the items and additionalProperties schemas seen, by the hash of their content.
@@ -25,18 +31,25 @@ type Subtrees struct {
 
 // NewSubtrees returns an empty table.
 func NewSubtrees() *Subtrees {
-	return &Subtrees{seed: maphash.MakeSeed(), maps: map[uint64][]map[string]apiextv1.JSONSchemaProps{}, schemas: map[uint64][]*apiextv1.JSONSchemaProps{}}
+	return &Subtrees{seed: maphash.MakeSeed(), done: map[*apiextv1.CustomResourceDefinition]bool{}, maps: map[uint64][]map[string]apiextv1.JSONSchemaProps{}, schemas: map[uint64][]*apiextv1.JSONSchemaProps{}}
 }
 
-// Share makes the schemas of c's versions hold the subtrees an earlier definition given to
-// Share has in common with them. c must not be shared with any definition yet: its maps are
-// rewritten in place before they are shared.
-func (t *Subtrees) Share(c *CRD) {
-	if c.Object == nil {
+// Share makes the schemas of o's versions hold the subtrees an earlier definition given to
+// Share has in common with them. o must be a definition just decoded, not yet read by anyone
+// else: its maps are rewritten in place before they are shared. A definition given again (a
+// copy that holds an earlier one's Object) is left as it is.
+func (t *Subtrees) Share(o *apiextv1.CustomResourceDefinition) {
+	if t == nil || o == nil {
 		return
 	}
-	for i := range c.Object.Spec.Versions {
-		if v := &c.Object.Spec.Versions[i]; v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done[o] {
+		return
+	}
+	t.done[o] = true
+	for i := range o.Spec.Versions {
+		if v := &o.Spec.Versions[i]; v.Schema != nil && v.Schema.OpenAPIV3Schema != nil {
 			t.schema(v.Schema.OpenAPIV3Schema)
 		}
 	}

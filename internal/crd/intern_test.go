@@ -108,8 +108,8 @@ func TestSubtreesKeepDefinitions(t *testing.T) {
 			a, b := release(t, tc.a[0], tc.a[1]), release(t, tc.b[0], tc.b[1])
 			wantA, wantB := release(t, tc.a[0], tc.a[1]).Object, release(t, tc.b[0], tc.b[1]).Object
 			table := NewSubtrees()
-			table.Share(a)
-			table.Share(b)
+			table.Share(a.Object)
+			table.Share(b.Object)
 			if !reflect.DeepEqual(a.Object, wantA) || !reflect.DeepEqual(b.Object, wantB) {
 				t.Fatal("a shared definition no longer says what it decoded to")
 			}
@@ -148,7 +148,7 @@ func TestSubtreesKeepCorpusDefinitions(t *testing.T) {
 			if c.Object == nil {
 				continue
 			}
-			table.Share(c)
+			table.Share(c.Object)
 			shared = append(shared, c)
 			fresh = append(fresh, Read(f, data, false).CRDs[i])
 		}

@@ -100,9 +100,12 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	}
 	delete(changed, "")
 	readOld, readNew := r.reader(oldTree, nil), r.reader(newTree, working)
+	// A big repository's definitions are mostly the same CRDs many times over (bundles, charts,
+	// kustomize builds, release manifests, the two sides): held once (crd.Subtrees).
+	shared := crd.NewSubtrees()
 	cmp := &Comparison{
-		Old:  &Tree{HasFile: gitHasFile(readOld), ChartFiles: gitChartFiles(oldTree, readOld)},
-		New:  &Tree{HasFile: gitHasFile(readNew), ChartFiles: gitChartFiles(newTree, readNew)},
+		Old:  &Tree{HasFile: gitHasFile(readOld), ChartFiles: gitChartFiles(oldTree, readOld), subtrees: shared},
+		New:  &Tree{HasFile: gitHasFile(readNew), ChartFiles: gitChartFiles(newTree, readNew), subtrees: shared},
 		Diff: &Diff{read: readNew},
 	}
 	for name := range leftOut {
@@ -282,10 +285,6 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 	// Release copies of a bundle are mostly one blob: it is read and parsed once, and each copy
 	// is its CRDs under the copy's name (the documents, their text and lines are the same).
 	byBlob := map[plumbing.Hash][]*crd.CRD{}
-	// A copy that decodes the same as an earlier one keeps its Object; the copies of other
-	// releases hold the schema subtrees they have in common with earlier ones once (cloudnative-pg
-	// v1.29 → v1.30: 268 definitions, 155 distinct: 52 MB of them held in 6.5 MB).
-	subtrees := crd.NewSubtrees()
 	err := eachFile(tree, func(name string, entry object.TreeEntry) error {
 		if entry.Mode == filemode.Symlink || changed[name] || !f.Allows(name) {
 			return nil
@@ -325,8 +324,12 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 		var read []*crd.CRD
 		for _, c := range one.CRDs {
 			if names[c.Name] {
+				// A copy that decodes the same as an earlier one keeps that one's Object; the
+				// copies of other releases hold what they have in common with the others once
+				// (cloudnative-pg v1.29 → v1.30: 268 definitions, 155 distinct, took 52 MB of
+				// heap, 6.5 MB shared).
 				if !slices.ContainsFunc(unchanged, func(u *crd.CRD) bool { return u.Name == c.Name && c.ShareObject(u) }) {
-					subtrees.Share(c)
+					cmp.New.subtrees.Share(c.Object)
 				}
 				read = append(read, c)
 			}

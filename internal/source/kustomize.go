@@ -139,6 +139,7 @@ func (t *Tree) build(file string) *kustBuild {
 			if len(d.Object.Annotations) == 0 {
 				d.Object.Annotations = nil
 			}
+			t.subtrees.Share(d.Object) // mostly the definition the file holds: held once
 			b.crds = append(b.crds, builtCRD{file: name, name: res.OrgId().Name, object: d.Object})
 		}
 	}

@@ -102,6 +102,10 @@ type Tree struct {
 	// kustomizedBy maps a definition's file to the first kustomization that lists it as a
 	// resource: two different definitions of one name there are duplicates, as in one file.
 	kustomizedBy map[string]string
+
+	// subtrees holds once what the definitions read into the tree have in common, with each
+	// other and with those of the tree it is compared with (nil: nothing is shared).
+	subtrees *crd.Subtrees
 }
 
 // ReadPath reads a file or, recursively, a directory's YAML and JSON files; with objects set it
@@ -254,6 +258,9 @@ func AddFiles(files []File) {
 }
 
 func (t *Tree) merge(p *Tree) {
+	for _, c := range p.CRDs {
+		t.subtrees.Share(c.Object)
+	}
 	t.CRDs = append(t.CRDs, p.CRDs...)
 	t.Patches = append(t.Patches, p.Patches...)
 	t.Problems = append(t.Problems, p.Problems...)
