@@ -99,6 +99,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	main.Old.Go, main.New.Go = commitGo(repo, mb), headGo(repo, head, o.WorkingTree)
 	// A base file that does not parse is compared through its last version that did.
 	main.Old.Notices = append(main.Old.Notices, repo.ThroughLastParsed(mb, main.Old)...)
 	type baseline struct {
@@ -117,6 +118,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		cmp.Old.Go, cmp.New.Go = commitGo(repo, c), main.New.Go
 		baselines = append(baselines, baseline{ref, cmp})
 		for _, old := range cmp.Old.CRDs {
 			for _, v := range old.Object.Spec.Versions {

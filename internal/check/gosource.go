@@ -39,6 +39,35 @@ func goSources(repo *source.Repo, mb, head *object.Commit, cmp *source.Compariso
 	return st, nil
 }
 
+// commitGo is a commit's Go sources as a fact for the rules, read on first question.
+func commitGo(repo *source.Repo, c *object.Commit) *gotypes.Types {
+	return gotypes.NewTypes(func() (gotypes.Tree, error) { return repo.CommitFiles(c) })
+}
+
+// headGo is the head's Go sources: the working tree's files when it is compared (its Go edits
+// count), as goSources reads them, else the head commit's.
+func headGo(repo *source.Repo, head *object.Commit, workingTree bool) *gotypes.Types {
+	if root := repo.Root(); workingTree && root != "" {
+		return dirGo(root)
+	}
+	return commitGo(repo, head)
+}
+
+// dirGo is a folder's Go sources as a fact for the rules, read on first question.
+func dirGo(root string) *gotypes.Types {
+	return gotypes.NewTypes(func() (gotypes.Tree, error) { return source.DirFiles(root) })
+}
+
+// DirGoTypes gives the rules what the Go sources of two directories compared by `crdguard
+// diff` say of embedded types (a side that is no directory has none).
+func DirGoTypes(old, new *source.Tree) {
+	for _, t := range []*source.Tree{old, new} {
+		if t != nil && t.Root != "" {
+			t.Go = dirGo(t.Root)
+		}
+	}
+}
+
 // crdsOf is the group and kind of every CRD of two trees, by name.
 func crdsOf(trees ...*source.Tree) map[string]gotypes.CRD {
 	crds := map[string]gotypes.CRD{}

@@ -324,6 +324,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	check.DirGoTypes(old, new)
 	res := check.Trees(old, new, opts)
 	res.Notices = append(res.Notices, olmNotices...)
 	if live != nil {

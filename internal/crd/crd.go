@@ -69,6 +69,21 @@ type Pair struct {
 	// Elsewhere are the base's copies of the CRD when New is a copy at a new path that is
 	// compared with nothing (a past release's bundle): the CRD is not new, this copy is.
 	Elsewhere []*CRD
+	// OldGo and NewGo are what each side's Go sources say of the embedded types (nil: the side
+	// has none read, such as a file or a cluster).
+	OldGo, NewGo GoTypes
+}
+
+// GoTypes is a fact of one side's Go sources, for CRDs that controller-gen generates from
+// them: which built-in Kubernetes type the Go field behind a schema node is declared with. The
+// schema alone may not say it for a small type stripped of its descriptions (a lone name is
+// LocalObjectReference's or a project's own reference).
+type GoTypes interface {
+	// Builtin is the key k8stypes gives the k8s.io/api or apimachinery type
+	// (core/v1.LocalObjectReference) that declares the node at path (.spec.ref, .spec.refs[*])
+	// of the kind's version, or "" when the sources do not say so: no Go type for the CRD, a
+	// project's own type, a path they do not have.
+	Builtin(group, version, kind, path string) string
 }
 
 // Name is the CRD name the pair stands for.

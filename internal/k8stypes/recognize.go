@@ -247,6 +247,19 @@ func (s *Set) documented(schema *apiextv1.JSONSchemaProps) Place {
 	return chosen(best)
 }
 
+// Declared is the place of a node the project's Go sources declare with the built-in type key
+// (crd.GoTypes): that type when the node has its structure, every property one of its fields
+// fitting all the way down, and no rule of its own; none otherwise (sources that do not
+// match the schema are no evidence). A lone name is LocalObjectReference's on this strength
+// alone, which its structure cannot say.
+func (s *Set) Declared(key string, schema *apiextv1.JSONSchemaProps) Place {
+	t, nodes := s.Type(key), 0
+	if t == nil || schema == nil || len(schema.Properties) == 0 || !s.fitsType(t, schema, 0, &nodes) {
+		return Place{}
+	}
+	return Place{Shape: &Shape{Kind: KindObject, Ref: t.Key}}
+}
+
 // extended recognises a node as a built-in type that a project's type embeds inline and
 // extends with fields of its own (knative's RevisionSpec: PodSpec and containerConcurrency,
 // timeoutSeconds, ...). The type is the one that names the most of the node's properties,

@@ -16,7 +16,7 @@ import (
 var upstreamDefaultAdded = &Rule{
 	ID: "upstream-default-added", Severity: finding.Info, Level: PropertyLevel,
 	Summary: "A field of an embedded Kubernetes type got the default k8s.io/api declares for it.",
-	Doc:     "A CRD that embeds a built-in Kubernetes type (a PodTemplateSpec, a Volume, a Container) copies the `+default=` markers of the k8s.io/api it is generated from: upgrading k8s.io/api adds defaults such as `protocol: TCP` on container ports or `name: \"\"` on local object references. The API server gives the objects built from the template (the Pods, Services, volumes the controller creates) the same default when they are created, so nothing changes for them. Only a field recognised as that built-in type's field (by structure; a type with fewer than three fields by the doc comment and map type controller-gen copies from k8s.io/api, or, where a project's field comment replaced the type's, by the doc comments of its fields, which controller-gen copies too (a `{name}` whose name reads \"Name of the referent. …\" is a LocalObjectReference); never on the strength of a parent that extends a built-in type with fields of its own) and a value equal to k8s.io/api's default qualify; any other default stays `default-added`.",
+	Doc:     "A CRD that embeds a built-in Kubernetes type (a PodTemplateSpec, a Volume, a Container) copies the `+default=` markers of the k8s.io/api it is generated from: upgrading k8s.io/api adds defaults such as `protocol: TCP` on container ports or `name: \"\"` on local object references. The API server gives the objects built from the template (the Pods, Services, volumes the controller creates) the same default when they are created, so nothing changes for them. Only a field recognised as that built-in type's field (by structure; a type with fewer than three fields by the doc comment and map type controller-gen copies from k8s.io/api, or, where a project's field comment replaced the type's, by the doc comments of its fields, which controller-gen copies too (a `{name}` whose name reads \"Name of the referent. …\" is a LocalObjectReference), or, in git mode and `crdguard diff` of two folders, by the Go field the repository's sources generate it from (a field declared `*corev1.LocalObjectReference` in a CRD generated without descriptions; another module's type of the same name, such as fluxcd's `meta.LocalObjectReference`, is not); never on the strength of a parent that extends a built-in type with fields of its own) and a value equal to k8s.io/api's default qualify; any other default stays `default-added`.",
 }
 
 var upstreamMapTypeAdded = &Rule{
@@ -106,8 +106,26 @@ func (n *node) place(side finding.Side) k8stypes.Place {
 			}
 		}
 	}
+	if !p.Known() && !n.inBranch {
+		// What the schema cannot tell (a lone name stripped of its descriptions), the Go field
+		// it is generated from may: a field declared as corev1.LocalObjectReference.
+		p = set.Declared(n.goType(side, schema), schema)
+	}
 	n.places[i] = &p
 	return p
+}
+
+// goType is the built-in type the side's Go sources declare this node with (crd.GoTypes),
+// asked only of objects with properties, the only nodes a built-in struct type can be.
+func (n *node) goType(side finding.Side, schema *apiextv1.JSONSchemaProps) string {
+	src, doc := n.e.pair.NewGo, n.e.pair.New
+	if side == finding.Base {
+		src, doc = n.e.pair.OldGo, n.e.pair.Old
+	}
+	if src == nil || doc == nil || schema == nil || schema.Type != "object" || len(schema.Properties) == 0 {
+		return ""
+	}
+	return src.Builtin(doc.Object.Spec.Group, n.version, doc.Object.Spec.Names.Kind, n.path)
 }
 
 // builtinName names the built-in type field a finding at path is about (this node, or one of

@@ -88,6 +88,9 @@ func PairTrees(old, new *Tree) ([]crd.Pair, []Duplicate) {
 			}
 		}
 	}
+	for i := range pairs {
+		pairs[i].OldGo, pairs[i].NewGo = old.Go, new.Go
+	}
 	return pairs, duplicates(new)
 }
 

@@ -64,6 +64,8 @@ type Tree struct {
 	// Root is the folder the tree was read from ("" for a commit): copies of a CRD are paired
 	// by their path under it.
 	Root string
+	// Go is what the side's Go sources say of embedded types, given to the pairs (nil: none).
+	Go crd.GoTypes
 
 	// facts are what source knows of each file it read (Facts), by file.
 	facts map[string]Facts
