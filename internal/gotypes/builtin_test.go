@@ -45,6 +45,20 @@ type RefSpec struct {
 	Template corev1.PodTemplateSpec                  ` + "`json:\"template\"`" + `
 	Names    []string                                ` + "`json:\"names\"`" + `
 }
+
+// Plain has no root marker: controller-gen takes it for a kind because it embeds TypeMeta and
+// ObjectMeta (argo-workflows' kinds).
+type Plain struct {
+	metav1.TypeMeta   ` + "`json:\",inline\"`" + `
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec RefSpec ` + "`json:\"spec\"`" + `
+}
+
+// Half embeds ObjectMeta only: no kind.
+type Half struct {
+	metav1.ObjectMeta ` + "`json:\"metadata,omitempty\"`" + `
+	Spec RefSpec ` + "`json:\"spec\"`" + `
+}
 `,
 }
 
@@ -69,6 +83,8 @@ func TestTypesBuiltin(t *testing.T) {
 		{"Ref", ".spec.missing", ""},
 		{"Ref", ".", ""},
 		{"Other", ".spec.secret", ""},
+		{"Plain", ".spec.secrets[*]", "core/v1.LocalObjectReference"},
+		{"Half", ".spec.secrets[*]", ""},
 	} {
 		if got := types.Builtin("refs.example.com", "v1", tc.kind, tc.path); got != tc.want {
 			t.Errorf("%s %s: got %q, want %q", tc.kind, tc.path, got, tc.want)

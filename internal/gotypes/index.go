@@ -289,25 +289,56 @@ func groupVersion(gd *ast.GenDecl) string {
 }
 
 // root finds the Go type of a CRD version: the type named kind, marked
-// +kubebuilder:object:root=true, in the package of that group and version. Several candidates
-// (two packages claim the same group and version) give none: a guess would point a reviewer at
-// the wrong code.
+// +kubebuilder:object:root=true, in the package of that group and version; without such a
+// marker, the type named kind that embeds metav1.TypeMeta and metav1.ObjectMeta, which is how
+// controller-gen itself finds kinds (argo-workflows' Workflow has no root marker). Several
+// candidates (two packages claim the same group and version) give none: a guess would point a
+// reviewer at the wrong code.
 func (idx *index) root(group, version, kind string) *decl {
-	var found []*decl
+	var marked, embedding []*decl
 	for _, p := range idx.apis {
 		if p.group != group || !slices.Contains(p.versions, version) {
 			continue
 		}
 		if d := p.types[kind]; d != nil {
 			if _, ok := find(d.markers, "kubebuilder:object:root"); ok {
-				found = append(found, d)
+				marked = append(marked, d)
+			} else if embedsObjectMeta(d) {
+				embedding = append(embedding, d)
 			}
 		}
+	}
+	found := marked
+	if len(found) == 0 {
+		found = embedding
 	}
 	if len(found) != 1 {
 		return nil
 	}
 	return found[0]
+}
+
+// embedsObjectMeta reports a struct type that embeds metav1.TypeMeta and metav1.ObjectMeta (a
+// Kubernetes object, as controller-gen's FindKubeKinds tells one).
+func embedsObjectMeta(d *decl) bool {
+	st, ok := d.spec.Type.(*ast.StructType)
+	if !ok {
+		return false
+	}
+	has := map[string]bool{}
+	for _, f := range st.Fields.List {
+		if len(f.Names) > 0 {
+			continue
+		}
+		sel, ok := deref(f.Type).(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && d.file.imports[id.Name] == "k8s.io/apimachinery/pkg/apis/meta/v1" {
+			has[sel.Sel.Name] = true
+		}
+	}
+	return has["TypeMeta"] && has["ObjectMeta"]
 }
 
 // stringConsts records the constants of a declaration whose value is a string literal.

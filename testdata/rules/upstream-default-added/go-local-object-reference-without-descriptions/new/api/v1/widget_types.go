@@ -28,8 +28,8 @@ type GadgetSpec struct {
 	ConnectionSecret *corev1.LocalObjectReference `json:"connectionSecret,omitempty"`
 }
 
-// Gadget is a gadget.
-// +kubebuilder:object:root=true
+// Gadget is a gadget, a kind without a root marker (as argo-workflows writes its kinds):
+// controller-gen takes it for one because it embeds TypeMeta and ObjectMeta.
 type Gadget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
