@@ -28,7 +28,8 @@ func Assign(fs []finding.Finding) {
 // ID is a short hash of what makes two findings the same change: the rule, the CRD, the
 // severity, the baseline, the values before and after, and the path's shape (its last property
 // name: a type embedded at many paths ends in the same field). For a field of an embedded
-// built-in Kubernetes type, the type and field stand for the CRD and the shape. Versions, files and the rest of
+// built-in Kubernetes type, the type and field stand for the CRD and the shape; for findings
+// with a cause (finding.Cause), the cause stands for the shape and the value after. Versions, files and the rest of
 // the path are places, not part of it; so is the message, which names the path and carries a
 // witness object built for that path. Version- and CRD-level findings (no path) are about their
 // version, so it enters the ID; so does the object of a finding about an object. The ID depends
@@ -53,14 +54,19 @@ func ID(f *finding.Finding) string {
 		// that file's, on that side.
 		object += "\x00" + f.Location.File + "\x00" + string(f.Location.Side) + "\x00" + f.Message
 	}
-	crd, shape := f.CRD, Shape(f.Path)
-	if f.Builtin != "" && object == "" {
+	crd, shape, after := f.CRD, Shape(f.Path), compact(f.After)
+	switch {
+	case f.Cause != "":
+		// Findings with one cause in a CRD (its v1beta1 schema typed for v1) are one change
+		// of that CRD, whatever the path and the type each node got.
+		shape, after = "cause "+f.Cause, ""
+	case f.Builtin != "" && object == "":
 		// A change an embedded built-in type brings is one change wherever the type is
 		// embedded: in every CRD, at every path (DESIGN §7).
 		crd, shape = "", "builtin "+f.Builtin
 	}
 	for _, part := range []string{f.Rule, crd, f.Severity.String(), f.Baseline, version, shape,
-		compact(f.Before), compact(f.After), object} {
+		compact(f.Before), after, object} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

@@ -160,3 +160,29 @@ func TestBuiltinChangesAcrossCRDs(t *testing.T) {
 		t.Errorf("Where = %q, want %q", got, want)
 	}
 }
+
+// Findings with one cause in a CRD (its v1beta1 schema typed for v1) are one change of that
+// CRD at every path, whatever type each node got; another CRD's, or a typing without the
+// cause, are changes of their own.
+func TestCausedChangesPerCRD(t *testing.T) {
+	at := func(crd, path, after, cause string) finding.Finding {
+		return finding.Finding{Rule: "type-changed", Severity: finding.Error, CRD: crd, Version: "v1", Path: path, Cause: cause,
+			Message: path + " typed", After: json.RawMessage(after), Location: finding.Location{File: crd + ".yaml", Line: len(path)}}
+	}
+	fs := []finding.Finding{
+		at("a.example.com", ".spec", `"object"`, finding.CauseV1Typed),
+		at("a.example.com", ".spec.mon", `"object"`, finding.CauseV1Typed),
+		at("a.example.com", ".spec.storage.nodes", `"array"`, finding.CauseV1Typed),
+		at("b.example.com", ".spec", `"object"`, finding.CauseV1Typed),
+		at("a.example.com", ".spec.port", `"integer"`, ""),
+		at("a.example.com", ".spec.count", `"integer"`, ""),
+	}
+	Assign(fs)
+	var sizes []int
+	for _, g := range Groups(fs) {
+		sizes = append(sizes, len(g.Places))
+	}
+	if want := []int{3, 1, 1, 1}; !reflect.DeepEqual(sizes, want) {
+		t.Fatalf("group sizes %v, want %v", sizes, want)
+	}
+}

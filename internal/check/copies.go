@@ -163,7 +163,7 @@ func docOf(p crd.Pair, side finding.Side) *crd.CRD {
 func sameSaying(f *finding.Finding) string {
 	var b strings.Builder
 	for _, s := range []string{f.Rule, f.Severity.String(), f.CRD, f.Version, f.Path, f.Message, string(f.Before), string(f.After),
-		f.Baseline, string(f.Example), f.Object, f.Builtin, f.Subject, f.RuleMessage, f.RuleMessageExpression, string(f.Location.Side),
+		f.Baseline, string(f.Example), f.Object, f.Builtin, f.Cause, f.Subject, f.RuleMessage, f.RuleMessageExpression, string(f.Location.Side),
 		strconv.FormatBool(f.Ratchetable)} {
 		b.WriteString(strconv.Quote(s))
 	}

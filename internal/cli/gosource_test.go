@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,26 +35,8 @@ func TestDiffNamesGoSources(t *testing.T) {
 // the field's doc tells the type.
 func TestDiffRecognisesBuiltinByGoType(t *testing.T) {
 	const cases = "../../testdata/rules/upstream-default-added/"
-	changes := func(args ...string) []string {
-		t.Helper()
-		code, out, errOut := runCLI(t, append([]string{"diff", "--format", "json"}, args...)...)
-		if code != exitOK {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
-		var rep struct {
-			Findings []struct{ Rule, CRD, Path, Change, Builtin string }
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, f := range rep.Findings {
-			got = append(got, strings.Join([]string{f.Rule, f.CRD, f.Path, f.Change, f.Builtin}, " "))
-		}
-		return got
-	}
 	dir := cases + "go-local-object-reference-without-descriptions/"
-	got := changes(dir+"old", dir+"new")
+	got := diffChanges(t, dir+"old", dir+"new")
 	const id = "5fa39c271b22"
 	want := []string{
 		"upstream-default-added gadgets.example.com .spec.connectionSecret.name " + id + " LocalObjectReference.name",
@@ -66,7 +47,7 @@ func TestDiffRecognisesBuiltinByGoType(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	dir = cases + "local-object-reference-under-a-field-comment/"
-	got = changes(dir+"old.yaml", dir+"new.yaml")
+	got = diffChanges(t, dir+"old.yaml", dir+"new.yaml")
 	want = []string{"upstream-default-added widgets.example.com .spec.connectionSecret.name " + id + " LocalObjectReference.name"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("documented: got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -134,6 +134,10 @@ type Finding struct {
 	// Builtin names the field of a built-in Kubernetes type the finding's node is, when the
 	// schema embeds one (DESIGN §7): Container.env, Container.ports[*].protocol.
 	Builtin string `json:"builtin,omitempty"`
+	// Cause names the one reason several findings of a CRD share (CauseV1Typed): package
+	// change makes them one change, whatever their paths and new values, each finding still a
+	// place of its own. "" for a finding whose change is its own.
+	Cause string `json:"-"`
 	// Change is shared by the findings that are one change at several places (paths that embed
 	// one type, versions, copies); package change sets it after the policy (DESIGN §6).
 	Change string `json:"change,omitempty"`
@@ -167,6 +171,11 @@ type Finding struct {
 	// the policy sets it, and Importance puts such errors first.
 	Refused bool `json:"-"`
 }
+
+// CauseV1Typed is the cause of the type-changed findings at every node a CRD's
+// apiextensions.k8s.io/v1beta1 schema left untyped and its v1 schema types, as v1 requires of
+// every node: one move, one change.
+const CauseV1Typed = "v1beta1 schema typed for v1"
 
 // Renamed is the property a removed one was probably renamed to, and its line on head.
 type Renamed struct {

@@ -46,7 +46,7 @@ var (
 		ID: "type-changed", Severity: finding.Error, Level: PropertyLevel,
 		Summary: "The type of a property changed.",
 		Advice:  "stored values of the old type no longer validate and clients send the old type; add a new property (or version) with the new type instead",
-		Doc:     "Changing a property's type makes every stored value of the old type invalid and breaks every client that sends it. The change is reported once for the property, not for each of its children. Add a new property with the new type and deprecate the old one, or introduce a new API version with a conversion webhook.",
+		Doc:     "Changing a property's type makes every stored value of the old type invalid and breaks every client that sends it. The change is reported once for the property, not for each of its children. Add a new property with the new type and deprecate the old one, or introduce a new API version with a conversion webhook. A CRD moved from apiextensions.k8s.io/v1beta1 to v1 gets a type at every node the v1beta1 schema left untyped, as v1 requires: each such node is still an error (a value of another type is refused), and all of them are one change of the CRD in reports, with the advice for that move.",
 	}
 	nullableRemoved = &Rule{
 		ID: "nullable-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "nullable-added",
@@ -169,9 +169,22 @@ func checkType(n *node) {
 		return
 	}
 	n.judge(kwType)
-	n.emit(typeChanged, sideOf(n.new.Type != ""), n.keyAt(sideOf(n.new.Type != ""), kwType), orNil(n.old.Type), orNil(n.new.Type),
+	f := n.emit(typeChanged, sideOf(n.new.Type != ""), n.keyAt(sideOf(n.new.Type != ""), kwType), orNil(n.old.Type), orNil(n.new.Type),
 		"type of %s changed from %s to %s", n.path, quoteOr(n.old.Type, "any"), quoteOr(n.new.Type, "any"))
+	if n.old.Type == "" && n.e.movedToV1() {
+		// v1 requires a type at every node, so the move types every node the v1beta1 schema
+		// left untyped at once: each node refuses values it accepted (3 where an object now
+		// is), and all of them are one change of the CRD.
+		f.Cause = finding.CauseV1Typed
+		advise(f, typeChanged, "apiextensions.k8s.io/v1 requires a type at every node the v1beta1 schema left untyped; a stored value of another type no longer validates: check that none exists, or keep the node untyped with x-kubernetes-preserve-unknown-fields: true")
+	}
 	n.stop = !objectOrUnset // otherwise one finding: the children of a changed type are moot
+}
+
+// movedToV1 reports a CRD whose base document is apiextensions.k8s.io/v1beta1 and whose head
+// document is v1.
+func (e *emitter) movedToV1() bool {
+	return e.pair.Old != nil && e.pair.New != nil && e.pair.Old.APIVersion == crd.GroupVersionV1beta1 && e.pair.New.APIVersion == crd.GroupVersionV1
 }
 
 func checkFields(n *node) {
