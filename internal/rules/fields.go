@@ -62,9 +62,9 @@ var (
 	}
 	preserveUnknownRemoved = &Rule{
 		ID: "preserve-unknown-fields-removed", Severity: finding.Error, Level: PropertyLevel, Twin: "preserve-unknown-fields-added",
-		Summary: "x-kubernetes-preserve-unknown-fields was dropped, so unknown fields are pruned (info when it moved from the root to spec and status).",
+		Summary: "x-kubernetes-preserve-unknown-fields was dropped, so unknown fields are pruned (info when it moved from the root to spec and status, or the CRD keeps every unknown field).",
 		Advice:  "every field the schema does not list is silently deleted from stored objects on their next write; keep the marker, or list every field in use first",
-		Doc:     "Dropping x-kubernetes-preserve-unknown-fields (or spec.preserveUnknownFields) turns on pruning: every field that the schema does not list is removed from objects when they are next written, without an error. Keep the marker, or first describe every field that objects actually carry. When the marker moves from the root to spec and status (both declared, and every property the root newly declares keeps every value), only top-level fields other than apiVersion, kind, metadata, spec and status are pruned, which objects of a kind do not hold: info saying so. A marker kept on an ancestor does not protect a node that declares its own schema (the API server prunes each declared property by its own schema), so elsewhere the removal stays an error.",
+		Doc:     "Dropping x-kubernetes-preserve-unknown-fields (or spec.preserveUnknownFields) turns on pruning: every field that the schema does not list is removed from objects when they are next written, without an error. Keep the marker, or first describe every field that objects actually carry. When the marker moves from the root to spec and status (both declared, and every property the root newly declares keeps every value), only top-level fields other than apiVersion, kind, metadata, spec and status are pruned, which objects of a kind do not hold: info saying so. A marker kept on an ancestor does not protect a node that declares its own schema (the API server prunes each declared property by its own schema), so elsewhere the removal stays an error. A node's marker dropped in a CRD that still keeps every unknown field (a v1beta1 CRD's spec.preserveUnknownFields, true by default there) prunes nothing: info saying so; the same drop where the new CRD prunes is an error.",
 	}
 	preserveUnknownAdded = &Rule{
 		ID: "preserve-unknown-fields-added", Severity: finding.Info, Level: PropertyLevel,
@@ -216,7 +216,13 @@ func checkFields(n *node) {
 			n.emit(preserveUnknownAdded, finding.Head, n.keyAt(finding.Head, kwPreserveUnknownFields), false, true, "%s now keeps unknown fields", n.path)
 		} else {
 			f := n.emit(preserveUnknownRemoved, finding.Base, n.keyAt(finding.Base, kwPreserveUnknownFields), true, false, "unknown fields under %s will be pruned", n.path)
-			if rootKeepsSpecAndStatus(n) {
+			switch {
+			case n.e.pair.New.Object.Spec.PreserveUnknownFields:
+				// A CRD that keeps every unknown field (a v1beta1 CRD's preserveUnknownFields,
+				// true by default there) prunes nothing, marker or not.
+				f.Severity = finding.Info
+				f.Message = fmt.Sprintf("%s no longer has x-kubernetes-preserve-unknown-fields, but the CRD keeps every unknown field (spec.preserveUnknownFields): nothing is pruned", n.path)
+			case rootKeepsSpecAndStatus(n):
 				f.Severity = finding.Info
 				f.Message = "the object's top level no longer keeps unknown fields, but spec and status still keep theirs: only top-level fields other than apiVersion, kind, metadata, spec and status are pruned"
 			}
