@@ -6,38 +6,32 @@ import (
 	"testing"
 )
 
-// TestCollectorAfter follows the tuning through the collections of a run: GOGC comes back once
-// the heap is not small, the memory limit goes once collecting has taken more than a quarter of
-// the time, and what the user set is left alone.
+// TestCollectorAfter follows the tuning through the collections of a run: the memory limit goes
+// once collecting has taken more than a quarter of the time with a large live heap, and a limit
+// the user set is left alone.
 func TestCollectorAfter(t *testing.T) {
 	type gc struct {
 		live  uint64
 		share float64
 	}
 	for _, tc := range []struct {
-		name      string
-		gcPercent int
-		limited   bool
-		gcs       []gc
-		want      []string
-		watching  bool
+		name     string
+		limited  bool
+		gcs      []gc
+		want     []string
+		watching bool
 	}{
-		{"a short run", 100, true, []gc{{2 << 20, 0.01}, {6 << 20, 0.3}}, nil, true},
-		{"a hard pair: GOGC back, the limit kept", 100, true, []gc{{4 << 20, 0.01}, {13 << 20, 0.3}}, []string{"GOGC 100"}, true},
-		{"a release", 100, true, []gc{{20 << 20, 0.02}, {40 << 20, 0.05}, {300 << 20, 0.15}}, []string{"GOGC 100"}, true},
-		{"a release the limit leaves too little room", 100, true, []gc{{40 << 20, 0.05}, {280 << 20, 0.26}}, []string{"GOGC 100", "no memory limit"}, false},
-		{"at a quarter of the time exactly", -1, true, []gc{{300 << 20, gcShareLimit}}, nil, true},
-		{"the user's GOGC", -1, true, []gc{{40 << 20, 0.1}}, nil, true},
-		{"the user's GOMEMLIMIT", 100, false, []gc{{40 << 20, 0.1}, {900 << 20, 0.5}}, []string{"GOGC 100"}, false},
-		{"unknown heap", 100, true, []gc{{math.MaxUint64, 1}}, []string{"GOGC 100", "no memory limit"}, false},
+		{"a short run", true, []gc{{2 << 20, 0.01}, {6 << 20, 0.3}}, nil, true},
+		{"a hard pair: the limit kept", true, []gc{{4 << 20, 0.01}, {13 << 20, 0.3}}, nil, true},
+		{"a release", true, []gc{{20 << 20, 0.02}, {40 << 20, 0.05}, {300 << 20, 0.15}}, nil, true},
+		{"a release the limit leaves too little room", true, []gc{{40 << 20, 0.05}, {280 << 20, 0.26}}, []string{"no memory limit"}, false},
+		{"at a quarter of the time exactly", true, []gc{{300 << 20, gcShareLimit}}, nil, true},
+		{"the user's GOMEMLIMIT", false, []gc{{40 << 20, 0.1}, {900 << 20, 0.5}}, nil, false},
+		{"unknown heap", true, []gc{{math.MaxUint64, 1}}, []string{"no memory limit"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			c := &collector{gcPercent: tc.gcPercent, limited: tc.limited,
-				setGCPercent: func(p int) int {
-					got = append(got, "GOGC "+map[int]string{100: "100"}[p])
-					return smallHeapGCPercent
-				},
+			c := &collector{limited: tc.limited,
 				setMemoryLimit: func(l int64) int64 {
 					if l != math.MaxInt64 {
 						t.Errorf("memory limit set to %d", l)
