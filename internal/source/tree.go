@@ -4,6 +4,7 @@ package source
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
@@ -244,19 +245,80 @@ type File struct {
 
 // AddFiles parses files on all cores (YAML parsing is most of crdguard's work) and adds each to
 // its tree in the order given, so the result is the same as adding them one by one.
+//
+// A file whose text an earlier file of the same tree holds as well (kyverno keeps its CRDs in
+// config/crds and again in the CLI's data folder, 5 MB on each side) is parsed once: its
+// definitions are the earlier file's under its own name, sharing their documents, as the copies
+// of one blob do among unchanged files (Repo.addUnchanged).
 func AddFiles(files []File) {
 	parsed := make([]*Tree, len(files))
+	textOf := sameTexts(files)
 	Parallel(len(files), func(i int) {
 		f := files[i]
-		if f.Unreadable != "" {
+		switch {
+		case f.Unreadable != "":
 			parsed[i] = &Tree{Unread: []crd.Problem{{File: f.Name, Line: 1, Message: f.Unreadable}}}
-			return
+		case textOf[i] == i:
+			parsed[i] = f.Tree.parseFile(f.Name, f.Data, f.Explicit)
 		}
-		parsed[i] = f.Tree.parseFile(f.Name, f.Data, f.Explicit)
 	})
 	for i, f := range files {
+		if parsed[i] == nil {
+			j := textOf[i]
+			if parsed[i] = parsed[j].copyAs(files[j].Name, f.Name, f.Tree); parsed[i] == nil {
+				parsed[i] = f.Tree.parseFile(f.Name, f.Data, f.Explicit)
+			}
+		}
 		f.Tree.merge(parsed[i])
 	}
+}
+
+// sameTexts maps each file to the first file of the same tree with the same text (itself when
+// there is none); files named on the command line and unreadable ones are their own.
+func sameTexts(files []File) []int {
+	type key struct {
+		tree *Tree
+		sum  [sha256.Size]byte
+	}
+	first := make([]int, len(files))
+	seen := map[key]int{}
+	for i, f := range files {
+		first[i] = i
+		if f.Unreadable != "" || f.Explicit || len(f.Data) == 0 {
+			continue
+		}
+		k := key{f.Tree, sha256.Sum256(f.Data)}
+		if j, ok := seen[k]; ok && bytes.Equal(files[j].Data, f.Data) {
+			first[i] = j
+			continue
+		}
+		seen[k] = i
+	}
+	return first
+}
+
+// copyAs is the partial tree of file to that holds the same text as p's file from: p's
+// definitions and patches under to's name, sharing their documents and Objects, with the facts
+// of to's path. It is nil when p holds anything else (problems, notices, objects, templates):
+// what those say is worded for from, and to is parsed on its own.
+func (p *Tree) copyAs(from, to string, t *Tree) *Tree {
+	if len(p.Problems)+len(p.Notices)+len(p.Skipped)+len(p.Unread)+len(p.Unknown)+len(p.Objects)+len(p.NotRendered) > 0 {
+		return nil
+	}
+	facts := PathFacts(t.rel(to))
+	facts.Bundle = p.facts[from].Bundle
+	q := &Tree{facts: map[string]Facts{to: facts}}
+	for _, c := range p.CRDs {
+		cp := *c
+		cp.File = to
+		q.CRDs = append(q.CRDs, &cp)
+	}
+	for _, c := range p.Patches {
+		cp := *c
+		cp.File = to
+		q.Patches = append(q.Patches, &cp)
+	}
+	return q
 }
 
 func (t *Tree) merge(p *Tree) {
