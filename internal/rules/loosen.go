@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apivalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -18,7 +19,7 @@ var (
 	typeRemoved = &Rule{
 		ID: "type-removed", Severity: finding.Info, Level: PropertyLevel,
 		Summary: "type was dropped from a node that keeps unknown fields, so it accepts any value.",
-		Doc:     "Without type, a node marked x-kubernetes-preserve-unknown-fields: true, or any node of a v1beta1 CRD whose spec.preserveUnknownFields is true (its default there), accepts any JSON value, and what it held before is kept as it was, so no stored object or client breaks. Readers (controllers) may now receive values of other types and must cope with them.",
+		Doc:     "Without type, a node marked x-kubernetes-preserve-unknown-fields: true, or any node of a v1beta1 CRD whose spec.preserveUnknownFields is true (its default there), accepts any JSON value, and what it held before is kept as it was, so no stored object or client breaks. Readers (controllers) may now receive values of other types and must cope with them. A list's items schema dropped with the type is part of the same loosening when it only checks values (no default, list type or map type anywhere in it); otherwise what it did is left to unknown-change.",
 	}
 	formatUnenforced = &Rule{
 		ID: "format-unenforced", Severity: finding.Info, Level: PropertyLevel,
@@ -52,8 +53,57 @@ func typeLoosened(n *node) bool {
 		return false
 	}
 	n.judge(kwType)
-	n.emit(typeRemoved, finding.Base, n.keyAt(finding.Base, kwType), n.old.Type, nil,
+	f := n.emit(typeRemoved, finding.Base, n.keyAt(finding.Base, kwType), n.old.Type, nil,
 		"%s no longer has type %s and %s, so it accepts any value", n.path, strconv.Quote(n.old.Type), keeps)
+	if n.old.Items != nil && n.new.Items == nil && onlyChecks(n.old.Items.Schema) {
+		// The old list's items schema went with its type (argo-workflows v3.7's withItems:
+		// {type: array, items: {type: object}} became {x-kubernetes-preserve-unknown-fields:
+		// true}): items of any kind are accepted now, and kept as they are.
+		n.judge(kwItems)
+		f.Message += "; its items are no longer checked against the old items schema"
+	}
+	return true
+}
+
+// onlyChecks reports a schema that only checks values: no default anywhere in it (dropping
+// one changes what objects read back, default-removed) and no list or map type (dropping one
+// changes how server-side apply merges). Dropping such a schema where the values are kept
+// refuses nothing and loses nothing.
+func onlyChecks(s *apiextv1.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default != nil || s.XListType != nil || len(s.XListMapKeys) > 0 || s.XMapType != nil {
+		return false
+	}
+	var subs []*apiextv1.JSONSchemaProps
+	for _, p := range s.Properties {
+		subs = append(subs, &p)
+	}
+	if s.Items != nil {
+		if s.Items.Schema == nil && len(s.Items.JSONSchemas) > 0 {
+			return false
+		}
+		if s.Items.Schema != nil {
+			subs = append(subs, s.Items.Schema)
+		}
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		subs = append(subs, s.AdditionalProperties.Schema)
+	}
+	for _, bs := range [][]apiextv1.JSONSchemaProps{s.AllOf, s.AnyOf, s.OneOf} {
+		for i := range bs {
+			subs = append(subs, &bs[i])
+		}
+	}
+	if s.Not != nil {
+		subs = append(subs, s.Not)
+	}
+	for _, sub := range subs {
+		if !onlyChecks(sub) {
+			return false
+		}
+	}
 	return true
 }
 
