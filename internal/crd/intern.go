@@ -1,6 +1,7 @@
 package crd
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"reflect"
 	"slices"
@@ -153,8 +154,6 @@ func (t *Subtrees) shared(p **apiextv1.JSONSchemaProps) uint64 {
 
 func writeUint64(h *maphash.Hash, v uint64) {
 	var b [8]byte
-	for i := range b {
-		b[i] = byte(v >> (8 * i))
-	}
+	binary.LittleEndian.PutUint64(b[:], v)
 	h.Write(b[:])
 }

@@ -294,11 +294,7 @@ func (r *Repo) addUnchanged(cmp *Comparison, fsys *gitFS, changed, rendered map[
 			return nil
 		}
 		if read, ok := byBlob[entry.Hash]; ok && !tpl {
-			for _, c := range read {
-				cp := *c
-				cp.File = name
-				unchanged = append(unchanged, &cp)
-			}
+			unchanged = append(unchanged, underName(read, name)...)
 			return nil
 		}
 		data, err := r.readBlob(name, entry)

@@ -31,19 +31,7 @@ func TestComparisonSharesSubtrees(t *testing.T) {
 	repo.Write("config/crd/bases/widgets.yaml", new)
 	repo.Write("deploy/install.yaml", new)
 	head := repo.Commit("head")
-	r, err := OpenRepo(repo.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err1 := r.Commit(base.String())
-	h, err2 := r.Commit(head.String())
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
-	cmp, err := r.CompareWorking(b, h, Filter{}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmp := compareCommits(t, repo.Dir, base, head)
 	defs := func(tr *Tree) (built, bundle *crd.CRD) {
 		t.Helper()
 		for _, c := range tr.CRDs {

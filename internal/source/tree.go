@@ -4,8 +4,8 @@ package source
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
@@ -278,16 +278,17 @@ func AddFiles(files []File) {
 func sameTexts(files []File) []int {
 	type key struct {
 		tree *Tree
-		sum  [sha256.Size]byte
+		sum  uint64
 	}
 	first := make([]int, len(files))
 	seen := map[key]int{}
+	seed := maphash.MakeSeed() // equal sums are confirmed byte for byte below
 	for i, f := range files {
 		first[i] = i
 		if f.Unreadable != "" || f.Explicit || len(f.Data) == 0 {
 			continue
 		}
-		k := key{f.Tree, sha256.Sum256(f.Data)}
+		k := key{f.Tree, maphash.Bytes(seed, f.Data)}
 		if j, ok := seen[k]; ok && bytes.Equal(files[j].Data, f.Data) {
 			first[i] = j
 			continue
@@ -307,18 +308,19 @@ func (p *Tree) copyAs(from, to string, t *Tree) *Tree {
 	}
 	facts := PathFacts(t.rel(to))
 	facts.Bundle = p.facts[from].Bundle
-	q := &Tree{facts: map[string]Facts{to: facts}}
-	for _, c := range p.CRDs {
+	return &Tree{facts: map[string]Facts{to: facts}, CRDs: underName(p.CRDs, to), Patches: underName(p.Patches, to)}
+}
+
+// underName is the documents cs as file holds them too: each under file's name, sharing its
+// text, lines and Object with the original.
+func underName(cs []*crd.CRD, file string) []*crd.CRD {
+	var out []*crd.CRD
+	for _, c := range cs {
 		cp := *c
-		cp.File = to
-		q.CRDs = append(q.CRDs, &cp)
+		cp.File = file
+		out = append(out, &cp)
 	}
-	for _, c := range p.Patches {
-		cp := *c
-		cp.File = to
-		q.Patches = append(q.Patches, &cp)
-	}
-	return q
+	return out
 }
 
 func (t *Tree) merge(p *Tree) {

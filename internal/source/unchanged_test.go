@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/gittest"
 )
@@ -32,19 +34,7 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 	base := repo.Commit("base")
 	repo.Write("config/crd/widgets.yaml", new)
 	head := repo.Commit("head")
-	r, err := OpenRepo(repo.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err1 := r.Commit(base.String())
-	h, err2 := r.Commit(head.String())
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
-	cmp, err := r.CompareWorking(b, h, Filter{}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmp := compareCommits(t, repo.Dir, base, head)
 	for _, side := range []struct {
 		name string
 		crds []*crd.CRD
@@ -88,4 +78,24 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compareCommits is what CompareWorking finds between two commits of the repository in dir,
+// with no filter and no working tree.
+func compareCommits(t *testing.T, dir string, base, head plumbing.Hash) *Comparison {
+	t.Helper()
+	r, err := OpenRepo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err1 := r.Commit(base.String())
+	h, err2 := r.Commit(head.String())
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	cmp, err := r.CompareWorking(b, h, Filter{}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmp
 }
