@@ -99,7 +99,8 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	main.Old.Go, main.New.Go = commitGo(repo, mb), headGo(repo, head, o.WorkingTree)
+	oldGo, newGo := commitGo(repo, mb), headGo(repo, head, o.WorkingTree)
+	main.Old.Go, main.New.Go = oldGo, newGo
 	// A base file that does not parse is compared through its last version that did.
 	main.Old.Notices = append(main.Old.Notices, repo.ThroughLastParsed(mb, main.Old)...)
 	type baseline struct {
@@ -236,7 +237,7 @@ func Git(repo *source.Repo, o GitOptions) (*GitResult, error) {
 		res.Notices = append(res.Notices, "fetched commit "+sha+" from the remote into a temporary store (the clone lacked it, its history or its files; the repository was not written to)")
 	}
 	source.Place(res.Findings, diffs)
-	if _, err := goSources(repo, mb, head, main, res, o.WorkingTree); err != nil {
+	if _, err := goSources(oldGo, newGo, main, res); err != nil {
 		// The Go lines only add a place to the findings: without them the findings stand.
 		res.Notices = append(res.Notices, err.Error()+"; findings point at the CRD YAML only")
 	}

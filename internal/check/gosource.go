@@ -16,26 +16,22 @@ import (
 // controller-gen generates from the repository's Go types gets the Go line that produced it,
 // and the diff learns the hunks of those Go files, so a review comment can go there. head is
 // the working tree's files when it was compared (its Go edits count), else the head commit's.
-func goSources(repo *source.Repo, mb, head *object.Commit, cmp *source.Comparison, res *GitResult, workingTree bool) (gotypes.Stats, error) {
+// base and head are the sources the rules were given (commitGo, headGo): read once for both.
+func goSources(base, head *gotypes.Types, cmp *source.Comparison, res *GitResult) (gotypes.Stats, error) {
 	crds := crdsOf(cmp.Old, cmp.New)
 	if len(res.Findings) == 0 || len(crds) == 0 {
 		return gotypes.Stats{}, nil
 	}
-	base, err := repo.CommitFiles(mb)
+	baseFiles, err := base.Sources()
 	if err != nil {
 		return gotypes.Stats{}, fmt.Errorf("go sources: %w", err)
 	}
-	var headFiles *source.Files
-	if root := repo.Root(); workingTree && root != "" {
-		headFiles, err = source.DirFiles(root)
-	} else {
-		headFiles, err = repo.CommitFiles(head)
-	}
+	headFiles, err := head.Sources()
 	if err != nil {
 		return gotypes.Stats{}, fmt.Errorf("go sources: %w", err)
 	}
-	st := gotypes.Map(res.Findings, crds, base, headFiles)
-	addGoHunks(res.Diff, res.Findings, base, headFiles)
+	st := gotypes.Map(res.Findings, crds, base, head)
+	addGoHunks(res.Diff, res.Findings, baseFiles, headFiles)
 	return st, nil
 }
 
@@ -45,7 +41,7 @@ func commitGo(repo *source.Repo, c *object.Commit) *gotypes.Types {
 }
 
 // headGo is the head's Go sources: the working tree's files when it is compared (its Go edits
-// count), as goSources reads them, else the head commit's.
+// count), else the head commit's; goSources places findings with the same files.
 func headGo(repo *source.Repo, head *object.Commit, workingTree bool) *gotypes.Types {
 	if root := repo.Root(); workingTree && root != "" {
 		return dirGo(root)
@@ -59,13 +55,16 @@ func dirGo(root string) *gotypes.Types {
 }
 
 // DirGoTypes gives the rules what the Go sources of two directories compared by `crdguard
-// diff` say of embedded types (a side that is no directory has none).
-func DirGoTypes(old, new *source.Tree) {
-	for _, t := range []*source.Tree{old, new} {
+// diff` say of embedded types (a side that is no directory has none), and returns them for
+// DirSources.
+func DirGoTypes(old, new *source.Tree) (sides [2]*gotypes.Types) {
+	for i, t := range []*source.Tree{old, new} {
 		if t != nil && t.Root != "" {
-			t.Go = dirGo(t.Root)
+			sides[i] = dirGo(t.Root)
+			t.Go = sides[i]
 		}
 	}
+	return sides
 }
 
 // crdsOf is the group and kind of every CRD of two trees, by name.
@@ -82,8 +81,8 @@ func crdsOf(trees ...*source.Tree) map[string]gotypes.CRD {
 // addGoHunks adds to the diff the Go files that findings point at and that the change edits
 // in place (same path on both sides); a Go file added, removed or moved is left out, so no
 // comment is placed from a pairing GitHub may show differently.
-func addGoHunks(d *source.Diff, fs []finding.Finding, base, head *source.Files) {
-	if d == nil {
+func addGoHunks(d *source.Diff, fs []finding.Finding, base, head gotypes.Tree) {
+	if d == nil || base == nil || head == nil {
 		return
 	}
 	done := map[string]bool{}
@@ -106,21 +105,16 @@ func addGoHunks(d *source.Diff, fs []finding.Finding, base, head *source.Files) 
 }
 
 // DirSources is goSources for two directories compared by `crdguard diff` (a checkout of each
-// release, say): the Go lines are named as the CRDs are, joined to the directory given. A side
-// that is not a directory (a file, a cluster) has no Go sources.
-func DirSources(res *Result, old, new *source.Tree) {
-	var sides [2]gotypes.Tree
+// release, say), with the sources DirGoTypes gave the rules: the Go lines are named as the CRDs
+// are, joined to the directory given. A side that is not a directory (a file, a cluster) has no
+// Go sources.
+func DirSources(res *Result, old, new *source.Tree, sides [2]*gotypes.Types) {
 	roots := map[finding.Side]string{finding.Base: old.Root, finding.Head: new.Root}
-	for i, root := range []string{old.Root, new.Root} {
-		if root == "" {
-			continue
-		}
-		files, err := source.DirFiles(root)
-		if err != nil {
+	for _, s := range sides {
+		if _, err := s.Sources(); err != nil {
 			res.Notices = append(res.Notices, err.Error()+"; findings point at the CRD YAML only")
 			return
 		}
-		sides[i] = files
 	}
 	if sides[0] == nil && sides[1] == nil {
 		return

@@ -324,7 +324,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	check.DirGoTypes(old, new)
+	goSides := check.DirGoTypes(old, new)
 	res := check.Trees(old, new, opts)
 	res.Notices = append(res.Notices, olmNotices...)
 	if live != nil {
@@ -335,7 +335,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		res = merged(res, stored)
 	}
 	check.NamedInputs(&res, new)
-	check.DirSources(&res, old, new)
+	check.DirSources(&res, old, new, goSides)
 	return c.finish(cfg, res, nil)
 }
 

@@ -18,6 +18,8 @@ type Types struct {
 	open func() (Tree, error)
 
 	mu      sync.Mutex
+	tree    Tree
+	err     error
 	idx     *index
 	opened  bool
 	answers map[[4]string]string
@@ -38,18 +40,48 @@ func (t *Types) Builtin(group, version, kind, path string) string {
 	if a, ok := t.answers[q]; ok {
 		return a
 	}
-	if !t.opened {
-		t.opened = true
-		if tree, err := t.open(); err == nil && tree != nil {
-			t.idx = newIndex(tree)
-		}
-	}
+	t.openLocked()
 	a := ""
 	if t.idx != nil {
 		a = builtinAt(t.idx, group, version, kind, path)
 	}
 	t.answers[q] = a
 	return a
+}
+
+// Sources are the side's Go files, read once for the rules' questions and the placement of
+// findings alike (nil when the side has none), and the error reading them gave.
+func (t *Types) Sources() (Tree, error) {
+	if t == nil {
+		return nil, nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.openLocked()
+	return t.tree, t.err
+}
+
+// index is the sources' index (nil when the side has none), built once. The walks of Map use it
+// after the comparisons are done, so without t.mu.
+func (t *Types) index() *index {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.openLocked()
+	return t.idx
+}
+
+// openLocked reads and indexes the sources the first time it is called; t.mu is held.
+func (t *Types) openLocked() {
+	if t.opened {
+		return
+	}
+	t.opened = true
+	if t.tree, t.err = t.open(); t.err == nil && t.tree != nil {
+		t.idx = newIndex(t.tree)
+	}
 }
 
 // builtinAt walks a kind's Go types along a schema path to the field (or items, or values)

@@ -3,6 +3,8 @@ package gotypes
 import (
 	"errors"
 	"testing"
+
+	"github.com/crdguard/crdguard/internal/finding"
 )
 
 // refs declares references every way a project writes them: k8s.io/api's type by pointer,
@@ -102,5 +104,23 @@ func TestTypesBuiltin(t *testing.T) {
 	}
 	if opened != 1 {
 		t.Errorf("sources opened %d times, want once", opened)
+	}
+}
+
+// TestTypesReadOnce: the rules' questions, the placement of findings (Map) and the files for
+// the diff (Sources) read one side's Go sources once.
+func TestTypesReadOnce(t *testing.T) {
+	opened := 0
+	side := NewTypes(func() (Tree, error) { opened++; return operator, nil })
+	side.Builtin("apps.example.com", "v1alpha1", "Foo", ".spec.owner")
+	fs := []finding.Finding{{Rule: "max-added", CRD: "bars.apps.example.com", Version: "v1alpha1", Path: ".spec.owner", Message: "maxLength of .spec.owner set to 63", Location: finding.Location{Side: finding.Head}}}
+	if st := Map(fs, crds, nil, side); st.Mapped != 1 {
+		t.Errorf("Map placed %d findings, want 1", st.Mapped)
+	}
+	if tree, err := side.Sources(); err != nil || tree == nil {
+		t.Errorf("Sources() = %v, %v", tree, err)
+	}
+	if opened != 1 {
+		t.Errorf("the sources were read %d times, want once", opened)
 	}
 }

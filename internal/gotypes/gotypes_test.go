@@ -239,7 +239,7 @@ func TestMap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := []finding.Finding{{Rule: tc.rule, CRD: tc.crd, Version: tc.version, Path: tc.path, Message: tc.message, Subject: tc.subject,
 				Location: finding.Location{File: "crd.yaml", Line: 1, Side: finding.Head}}}
-			Map(fs, crds, nil, operator)
+			Map(fs, crds, nil, sourcesOf(operator))
 			got := ""
 			if s := fs[0].Source; s != nil {
 				if s.Side != finding.Head {
@@ -288,7 +288,7 @@ func TestMapSidesAndStats(t *testing.T) {
 		{Rule: "sample-invalid", CRD: "bars.apps.example.com", Version: "v1alpha1", Path: ".spec.owner", Location: finding.Location{Side: finding.Head}},
 		{Rule: "crd-removed", CRD: "bars.apps.example.com", Location: finding.Location{Side: finding.Base}},
 	}
-	st := Map(fs, crds, base, operator)
+	st := Map(fs, crds, sourcesOf(base), sourcesOf(operator))
 	if st != (Stats{Eligible: 3, Mapped: 3, Partial: 1}) {
 		t.Errorf("stats %+v", st)
 	}
@@ -352,4 +352,9 @@ func TestXValidationRule(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
 	}
+}
+
+// sourcesOf is a side's Go sources held in memory.
+func sourcesOf(tree Tree) *Types {
+	return NewTypes(func() (Tree, error) { return tree, nil })
 }

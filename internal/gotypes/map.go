@@ -28,12 +28,12 @@ var versionMarkers = map[string][]string{
 
 // Map sets Source on the findings whose schema node is generated from Go types of the
 // repository: base for what a finding places on the base side (a removed field), head for the
-// rest. crds gives each CRD name's group and kind. Either tree may be nil (no Go sources on
-// that side). Findings about samples, whole CRDs and baselines' base side are left alone.
-func Map(fs []finding.Finding, crds map[string]CRD, base, head Tree) Stats {
+// rest. crds gives each CRD name's group and kind. Either side may be nil (no Go sources on
+// that side); each is indexed once, shared with the rules' questions (Types.Builtin). Findings about samples, whole CRDs and baselines' base side are left alone.
+func Map(fs []finding.Finding, crds map[string]CRD, base, head *Types) Stats {
 	var st Stats
 	idx := map[finding.Side]*index{}
-	trees := map[finding.Side]Tree{finding.Base: base, finding.Head: head}
+	sides := map[finding.Side]*Types{finding.Base: base, finding.Head: head}
 	for i := range fs {
 		f := &fs[i]
 		c, ok := crds[f.CRD]
@@ -42,11 +42,11 @@ func Map(fs []finding.Finding, crds map[string]CRD, base, head Tree) Stats {
 			continue
 		}
 		st.Eligible++
-		if trees[side] == nil {
-			continue
+		if _, ok := idx[side]; !ok {
+			idx[side] = sides[side].index()
 		}
 		if idx[side] == nil {
-			idx[side] = newIndex(trees[side])
+			continue
 		}
 		root := idx[side].root(c.Group, f.Version, c.Kind)
 		if root == nil {
