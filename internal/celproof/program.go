@@ -98,9 +98,11 @@ func compileProgram(node *structuralschema.Structural, isRoot bool, only int, re
 
 // compiledFor compiles rules at schema node s (which it changes): the rules below s are dropped.
 // The same rules in the same schema context compile to the same programs: once per run,
-// whichever pair, version or side they come from.
+// whichever pair, version, side or place they come from — the context's documentation left
+// out (see undocumented).
 func compiledFor(s *structuralschema.Structural, rules []apiextv1.ValidationRule, isRoot bool) *nodeProgram {
 	setRules(s, rules)
+	undocumented(s)
 	build := func() *nodeProgram {
 		if hasAllOfRules(s) {
 			return validatorFor(s, isRoot)
@@ -127,6 +129,17 @@ func setRules(s *structuralschema.Structural, rules []apiextv1.ValidationRule) {
 		r.Message, r.MessageExpression, r.FieldPath, r.Reason = marker(len(s.XValidations)), "", "", nil
 		s.XValidations = append(s.XValidations, r)
 	}
+}
+
+// undocumented clears the documentation of s and of every node below it, in place. The API
+// server's CEL compiler, its cost estimator and its values read a schema's types, formats,
+// bounds, required fields, enums and defaults, never its description, title, example or
+// external docs; so one type used in several places (Gateway API's HTTPRouteFilter under a
+// rule and under each backend), documented differently at each, compiles once.
+func undocumented(s *structuralschema.Structural) {
+	validation.EachNode(s, func(n *structuralschema.Structural) {
+		n.Description, n.Title, n.Example, n.ExternalDocs = "", "", structuralschema.JSON{}, nil
+	})
 }
 
 // validatorFor is the program of s's rules (set by setRules) run by the API server's validator.

@@ -279,22 +279,30 @@ func hasRules(s *structuralschema.Structural) bool {
 
 // ClearRules removes the CEL rules of a schema and of everything below it.
 func ClearRules(s *structuralschema.Structural) {
+	EachNode(s, func(n *structuralschema.Structural) {
+		n.XValidations = nil
+		if vv := n.ValueValidation; vv != nil {
+			for i := range vv.AllOf {
+				vv.AllOf[i].XValidations = nil
+			}
+		}
+	})
+}
+
+// EachNode calls f on s and on every node below it (properties, items, additional properties),
+// in place: what f changes stays in the tree.
+func EachNode(s *structuralschema.Structural, f func(*structuralschema.Structural)) {
 	if s == nil {
 		return
 	}
-	s.XValidations = nil
+	f(s)
 	for k, p := range s.Properties {
-		ClearRules(&p)
+		EachNode(&p, f)
 		s.Properties[k] = p
 	}
-	ClearRules(s.Items)
+	EachNode(s.Items, f)
 	if s.AdditionalProperties != nil {
-		ClearRules(s.AdditionalProperties.Structural)
-	}
-	if vv := s.ValueValidation; vv != nil {
-		for i := range vv.AllOf {
-			vv.AllOf[i].XValidations = nil
-		}
+		EachNode(s.AdditionalProperties.Structural, f)
 	}
 }
 
