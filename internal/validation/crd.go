@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -51,7 +52,28 @@ type Error struct {
 // conversion strategy, a webhook's port and the stored versions, so the conversion settings and
 // the status are copied, and the metadata, on which the update validation sets the server's.
 func internal(c *crd.CRD) (*apiextensions.CustomResourceDefinition, error) {
+	return converted(c, c.Object.Spec.Versions)
+}
+
+// internalVersion is internal for the versions of c named version (one, in a valid CRD) and no
+// other: a Version validates objects of its own version only, and each version's schema,
+// subresources and columns convert on their own (one version's schema, the same as itself,
+// moves to the spec's shared one, where the server's per-version getters find it). Converting
+// the others as well cost a whole conversion per side for every judged CRD pair.
+func internalVersion(c *crd.CRD, version string) (*apiextensions.CustomResourceDefinition, error) {
+	var versions []apiextv1.CustomResourceDefinitionVersion
+	for _, v := range c.Object.Spec.Versions {
+		if v.Name == version {
+			versions = append(versions, v)
+		}
+	}
+	return converted(c, versions)
+}
+
+// converted is internal with c's versions replaced by versions.
+func converted(c *crd.CRD, versions []apiextv1.CustomResourceDefinitionVersion) (*apiextensions.CustomResourceDefinition, error) {
 	v1 := *c.Object
+	v1.Spec.Versions = versions
 	v1.ObjectMeta = *c.Object.ObjectMeta.DeepCopy()
 	v1.Spec.Conversion = c.Object.Spec.Conversion.DeepCopy()
 	v1.Status = *c.Object.Status.DeepCopy()

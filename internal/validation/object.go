@@ -77,7 +77,7 @@ func NewVersion(c *crd.CRD, version string) (*Version, error) {
 }
 
 func newVersion(c *crd.CRD, version string, quiet bool) (*Version, error) {
-	in, err := internal(c)
+	in, err := internalVersion(c, version)
 	if err != nil {
 		return nil, err
 	}
