@@ -104,8 +104,8 @@ type Set struct {
 	// Types are what Encode writes; a decoded Set leaves them to Type.
 	Types []*Type `json:"types"`
 	// lines holds each type's line of the data file by key, decoded by Type; fields counts
-	// each type's fields.
-	lines  map[string][]byte
+	// each type's fields. The keys, lines and the index's names are the data's own text.
+	lines  map[string]string
 	fields map[string]int
 	// byField lists the keys of the types with a property of each name that a schema node can
 	// be on its own (not inline, not a whole object), for recognising a node by its property
@@ -119,8 +119,11 @@ type Set struct {
 	field map[*Type]map[string]*Field
 }
 
+// data is a string, read-only like the program's text: the index takes its keys, lines and
+// field names from it without copying them.
+//
 //go:embed types.json
-var data []byte
+var data string
 
 // Builtin returns the types read from the k8s.io/api crdguard links, indexed once.
 var Builtin = sync.OnceValue(func() *Set {
@@ -135,28 +138,32 @@ var Builtin = sync.OnceValue(func() *Set {
 const typesOpen = `"types": [`
 
 // Decode reads a Set written by Encode: the first line names the source, each further line
-// is one type (see index).
-func Decode(b []byte) (*Set, error) {
-	first, rest, _ := bytes.Cut(b, []byte("\n"))
+// is one type (see index). The set refers to b's text, which must not change.
+func Decode(b string) (*Set, error) {
+	first, rest, _ := strings.Cut(b, "\n")
 	var top struct {
 		Source string `json:"source"`
 	}
-	if !bytes.HasSuffix(first, []byte(typesOpen)) || json.Unmarshal(append(bytes.Clone(first), "]}"...), &top) != nil {
+	if !strings.HasSuffix(first, typesOpen) || json.Unmarshal([]byte(first+"]}"), &top) != nil {
 		return nil, errors.New("decoding built-in types: the first line is not one Encode writes")
 	}
-	s := &Set{Source: top.Source, lines: map[string][]byte{}, fields: map[string]int{}, byField: map[string][]string{}, byDoc: map[string][]string{},
+	n := strings.Count(rest, "\n")
+	s := &Set{Source: top.Source, lines: make(map[string]string, n), fields: make(map[string]int, n), byField: map[string][]string{}, byDoc: map[string][]string{},
 		byKey: map[string]*Type{}, field: map[*Type]map[string]*Field{}}
-	for n, line := range bytes.Split(rest, []byte("\n")) {
-		line = bytes.TrimSuffix(line, []byte(","))
-		if len(line) == 0 || string(line) == "]}" {
+	var e entry // its fields are reused from line to line
+	for no := 2; rest != ""; no++ {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
+		line = strings.TrimSuffix(line, ",")
+		if line == "" || line == "]}" {
 			continue
 		}
-		e, err := index(line)
-		if err != nil {
-			return nil, fmt.Errorf("decoding built-in types, line %d: %w", n+2, err)
+		var err error
+		if e, err = index(line, e.fields[:0]); err != nil {
+			return nil, fmt.Errorf("decoding built-in types, line %d: %w", no, err)
 		}
 		if _, ok := s.lines[e.key]; ok {
-			return nil, fmt.Errorf("decoding built-in types, line %d: %s again", n+2, e.key)
+			return nil, fmt.Errorf("decoding built-in types, line %d: %s again", no, e.key)
 		}
 		s.lines[e.key], s.fields[e.key] = line, len(e.fields)
 		if e.standalone {
@@ -180,17 +187,18 @@ type entry struct {
 	doc        string
 }
 
-// index reads a type's entry from its line: scanned when the line is as Encode writes it (the
-// key, name and fields first, each field's json name first), decoded whole otherwise.
-func index(line []byte) (entry, error) {
-	if e, ok := scan(line); ok {
+// index reads a type's entry from its line, appending the fields' names to fields: scanned
+// when the line is as Encode writes it (the key, name and fields first, each field's json name
+// first), decoded whole otherwise.
+func index(line string, fields []string) (entry, error) {
+	if e, ok := scan(line, fields); ok {
 		return e, nil
 	}
 	var t Type
-	if err := json.Unmarshal(line, &t); err != nil {
+	if err := json.Unmarshal([]byte(line), &t); err != nil {
 		return entry{}, err
 	}
-	e := entry{key: t.Key, standalone: !t.Inline && !t.Root, doc: t.Doc}
+	e := entry{key: t.Key, fields: fields, standalone: !t.Inline && !t.Root, doc: t.Doc}
 	for _, f := range t.Fields {
 		e.fields = append(e.fields, f.JSON)
 	}
@@ -198,30 +206,31 @@ func index(line []byte) (entry, error) {
 }
 
 // scan is index for a line in Encode's form; ok is false for any other.
-func scan(line []byte) (e entry, ok bool) {
-	rest, ok := bytes.CutPrefix(line, []byte(`{"key":`))
+func scan(line string, fields []string) (e entry, ok bool) {
+	e.fields = fields
+	rest, ok := strings.CutPrefix(line, `{"key":`)
 	if !ok {
 		return e, false
 	}
 	if e.key, rest, ok = plainString(rest); !ok {
 		return e, false
 	}
-	if rest, ok = bytes.CutPrefix(rest, []byte(`,"name":`)); !ok {
+	if rest, ok = strings.CutPrefix(rest, `,"name":`); !ok {
 		return e, false
 	}
 	if _, rest, ok = plainString(rest); !ok {
 		return e, false
 	}
-	if rest, ok = bytes.CutPrefix(rest, []byte(`,"fields":`)); !ok {
+	if rest, ok = strings.CutPrefix(rest, `,"fields":`); !ok {
 		return e, false
 	}
-	if after, null := bytes.CutPrefix(rest, []byte("null")); null {
+	if after, null := strings.CutPrefix(rest, "null"); null {
 		rest = after
-	} else if rest, ok = bytes.CutPrefix(rest, []byte("[")); !ok {
+	} else if rest, ok = strings.CutPrefix(rest, "["); !ok {
 		return e, false
 	} else {
-		for !bytes.HasPrefix(rest, []byte("]")) {
-			field, ok := bytes.CutPrefix(rest, []byte(`{"json":`))
+		for !strings.HasPrefix(rest, "]") {
+			field, ok := strings.CutPrefix(rest, `{"json":`)
 			if !ok {
 				return e, false
 			}
@@ -231,7 +240,7 @@ func scan(line []byte) (e entry, ok bool) {
 				return e, false
 			}
 			e.fields = append(e.fields, name)
-			rest, _ = bytes.CutPrefix(rest[end:], []byte(","))
+			rest, _ = strings.CutPrefix(rest[end:], ",")
 		}
 		rest = rest[1:]
 	}
@@ -248,12 +257,12 @@ func scan(line []byte) (e entry, ok bool) {
 		}
 		switch name {
 		case "inline", "root":
-			if string(v[:end]) != "true" {
+			if v[:end] != "true" {
 				return e, false
 			}
 			e.standalone = false
 		case "doc":
-			if json.Unmarshal(v[:end], &e.doc) != nil {
+			if json.Unmarshal([]byte(v[:end]), &e.doc) != nil {
 				return e, false
 			}
 		case "mapType":
@@ -262,24 +271,24 @@ func scan(line []byte) (e entry, ok bool) {
 		}
 		rest = v[end:]
 	}
-	return e, string(rest) == "}"
+	return e, rest == "}"
 }
 
-// plainString reads a JSON string without escapes at the start of b.
-func plainString(b []byte) (s string, rest []byte, ok bool) {
+// plainString reads a JSON string without escapes at the start of b: its text, not a copy.
+func plainString(b string) (s string, rest string, ok bool) {
 	if len(b) == 0 || b[0] != '"' {
-		return "", nil, false
+		return "", "", false
 	}
-	end := bytes.IndexByte(b[1:], '"')
-	if end < 0 || bytes.IndexByte(b[1:1+end], '\\') >= 0 {
-		return "", nil, false
+	end := strings.IndexByte(b[1:], '"')
+	if end < 0 || strings.IndexByte(b[1:1+end], '\\') >= 0 {
+		return "", "", false
 	}
-	return string(b[1 : 1+end]), b[2+end:], true
+	return b[1 : 1+end], b[2+end:], true
 }
 
 // valueEnd is the index just past the JSON value at the start of b (an object, an array, a
 // string or a literal), or -1.
-func valueEnd(b []byte) int {
+func valueEnd(b string) int {
 	depth := 0
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
@@ -348,7 +357,7 @@ func (s *Set) Type(key string) *Type {
 		return nil
 	}
 	t := &Type{}
-	if json.Unmarshal(line, t) != nil || t.Key != key {
+	if json.Unmarshal([]byte(line), t) != nil || t.Key != key {
 		t = nil // a build defect the tests catch; recognition goes without the type
 	}
 	s.byKey[key] = t

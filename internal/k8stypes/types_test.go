@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // eager decodes the data file whole, as Decode did before it indexed lines: the reference for
@@ -37,7 +38,7 @@ func eager(t *testing.T, b []byte) (types []*Type, byField, byDoc map[string][]s
 // it decodes when asked, are what decoding the whole file gives; every line of the committed
 // data takes the scan (not the fallback).
 func TestDecodeIsTheWholeDecode(t *testing.T) {
-	types, byField, byDoc := eager(t, data)
+	types, byField, byDoc := eager(t, []byte(data))
 	s, err := Decode(data)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func TestDecodeIsTheWholeDecode(t *testing.T) {
 		t.Errorf("the scanned index differs from the decoded one")
 	}
 	for _, want := range types {
-		if _, ok := scan(s.lines[want.Key]); !ok || s.fields[want.Key] != len(want.Fields) {
+		if _, ok := scan(s.lines[want.Key], nil); !ok || s.fields[want.Key] != len(want.Fields) {
 			t.Errorf("%s: its line is not in Encode's form (scanned %v), or %d fields counted", want.Key, ok, s.fields[want.Key])
 		}
 		got := s.Type(want.Key)
@@ -74,8 +75,8 @@ func TestDecodeIsTheWholeDecode(t *testing.T) {
 // TestDecodeOtherForms: a line in another form than Encode's (spaces, keys in another order,
 // no fields, escapes) is decoded whole for its index; a file not in Encode's form is an error.
 func TestDecodeOtherForms(t *testing.T) {
-	file := func(lines ...string) []byte {
-		return []byte("{\"source\": \"test\", \"types\": [\n" + strings.Join(lines, ",\n") + "\n]}\n")
+	file := func(lines ...string) string {
+		return "{\"source\": \"test\", \"types\": [\n" + strings.Join(lines, ",\n") + "\n]}\n"
 	}
 	good := file(
 		`{"key":"a/v1.A","name":"A","fields":[{"json":"x","shape":{"kind":"string"},"default":{"json":"}\"]"}},{"json":"y","shape":{"kind":"object","ref":"a/v1.B"}}]}`,
@@ -85,7 +86,7 @@ func TestDecodeOtherForms(t *testing.T) {
 		`{"key":"a/v1.E","name":"E","fields":[{"json":"x","shape":{"kind":"boolean"}}],"inline":true,"root":true}`,
 		`{"key":"a/v1.F","name":"F","fields":[{"json":"name","shape":{"kind":"string"}}],"mapType":"atomic","doc":"F is \"quoted\", {braced} and [listed]."}`,
 	)
-	types, byField, byDoc := eager(t, good)
+	types, byField, byDoc := eager(t, []byte(good))
 	s, err := Decode(good)
 	if err != nil {
 		t.Fatal(err)
@@ -102,17 +103,17 @@ func TestDecodeOtherForms(t *testing.T) {
 		if got := s.Type(want.Key); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %+v, want %+v", want.Key, got, want)
 		}
-		if _, ok := scan(s.lines[want.Key]); ok != (i%2 == 0 || want.Key == "a/v1.F") {
+		if _, ok := scan(s.lines[want.Key], nil); ok != (i%2 == 0 || want.Key == "a/v1.F") {
 			t.Errorf("%s: scanned %v", want.Key, ok)
 		}
 	}
 	for _, line := range []string{`{"key":"a/v1.A","name":"A","fields":[]}`, `{"key":"a/v1.A","name":"A","fields":[{"json":"x","shape":{"kind":"string"}}],"inline":true}`} {
-		if _, ok := scan([]byte(line)); !ok {
+		if _, ok := scan(line, nil); !ok {
 			t.Errorf("%s: not scanned", line)
 		}
 	}
-	for name, b := range map[string][]byte{
-		"no header":     []byte(`{"types": []}`),
+	for name, b := range map[string]string{
+		"no header":     `{"types": []}`,
 		"a broken line": file(`{"key":"a/v1.A","name":"A","fields":[{"json":"x"`),
 		"a key twice":   file(`{"key":"a/v1.A","name":"A","fields":null}`, `{"key":"a/v1.A","name":"A2","fields":null}`),
 	} {
@@ -122,5 +123,33 @@ func TestDecodeOtherForms(t *testing.T) {
 	}
 	if enc, err := (&Set{Source: "test", Types: types[:1]}).Encode(); err != nil || !bytes.HasPrefix(enc, []byte("{\"source\": \"test\", \"types\": [\n{\"key\":\"a/v1.A\"")) {
 		t.Errorf("Encode: %s %v", enc, err)
+	}
+}
+
+// TestDecodeCopiesNoText: the index refers to the embedded data's own text, its keys, lines
+// and field names, instead of copies of it (a copy of each was half of what Decode allocated,
+// in every run that names a finding after a built-in type).
+func TestDecodeCopiesNoText(t *testing.T) {
+	s, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(data)))
+	inData := func(str string) bool {
+		p := uintptr(unsafe.Pointer(unsafe.StringData(str)))
+		return p >= lo && p+uintptr(len(str)) <= lo+uintptr(len(data))
+	}
+	for key, line := range s.lines {
+		if !inData(key) || !inData(line) {
+			t.Fatalf("%s: its key or line is a copy", key)
+		}
+	}
+	for name, keys := range s.byField {
+		if !inData(name) || !inData(keys[0]) {
+			t.Fatalf("%s: the field name or its first type's key is a copy", name)
+		}
+	}
+	if len(s.lines) < 400 || len(s.byField) < 400 {
+		t.Fatalf("%d lines, %d field names", len(s.lines), len(s.byField))
 	}
 }
