@@ -111,17 +111,62 @@ func unknownKeys(root *yaml.Node, apiVersion string) []UnknownKey {
 		t = reflect.TypeFor[apiextv1beta1.CustomResourceDefinition]()
 	}
 	w := &keyWalker{}
-	w.walk(root, t, "", "", 0)
+	w.walk(root, t, 0)
 	return w.out
 }
 
 type keyWalker struct {
 	out   []UnknownKey
 	nodes int
+	// steps lead from the root to the node being walked; the paths they spell are written
+	// only for an unknown key (writing them for every node was a tenth of what comparing a
+	// typical pair allocated).
+	steps []keyStep
 }
 
-// walk checks node n against type t; field and id are the paths of n so far.
-func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, field, id string, depth int) {
+// keyStep is one step of a path: a struct's key, a map's key, or a list's item (its index,
+// and the item for its name).
+type keyStep struct {
+	kind  byte // 'k' a struct's key, 'm' a map's key, 'i' a list's item
+	key   string
+	index int
+	item  *yaml.Node
+}
+
+// paths spells the steps as the API server's strict decoding names a field
+// (spec.versions[0].schema) and as an id that keeps list items by name and map keys apart from
+// nesting (spec.versions[name=v1].schema, ...properties[a.b]).
+func (w *keyWalker) paths() (field, id string) {
+	var f, i strings.Builder
+	for _, s := range w.steps {
+		switch s.kind {
+		case 'k', 'm':
+			if f.Len() > 0 {
+				f.WriteByte('.')
+			}
+			f.WriteString(s.key)
+			if s.kind == 'm' {
+				i.WriteString("[" + s.key + "]")
+				continue
+			}
+			if i.Len() > 0 {
+				i.WriteByte('.')
+			}
+			i.WriteString(s.key)
+		case 'i':
+			f.WriteString("[" + strconv.Itoa(s.index) + "]")
+			itemID := strconv.Itoa(s.index)
+			if name := scalarAt(resolveAlias(s.item), "name"); name != "" {
+				itemID = "name=" + name // versions and columns keep their identity when reordered
+			}
+			i.WriteString("[" + itemID + "]")
+		}
+	}
+	return f.String(), i.String()
+}
+
+// walk checks node n against type t, at the end of w.steps.
+func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, depth int) {
 	w.nodes++
 	if n == nil || depth > MaxDepth || w.nodes > MaxExpandedNodes {
 		return // decoding already refused the document, or will
@@ -135,14 +180,14 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, field, id string, depth i
 		return // any JSON value
 	case propsOrArrayType, betaOrArrayType:
 		if n.Kind == yaml.SequenceNode {
-			w.walk(n, reflect.SliceOf(schemaType(t)), field, id, depth)
+			w.walk(n, reflect.SliceOf(schemaType(t)), depth)
 		} else {
-			w.walk(n, schemaType(t), field, id, depth)
+			w.walk(n, schemaType(t), depth)
 		}
 		return
 	case propsOrBoolType, propsOrStrArrType, betaOrBoolType, betaOrStrArrType:
 		if n.Kind == yaml.MappingNode {
-			w.walk(n, schemaType(t), field, id, depth)
+			w.walk(n, schemaType(t), depth)
 		}
 		return
 	}
@@ -157,35 +202,33 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, field, id string, depth i
 		ft := fieldsOf(t)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := resolveAlias(n.Content[i])
-			sub := join(field, k.Value)
-			subID := join(id, k.Value)
-			ct, ok := ft.types[k.Value]
-			if !ok {
+			w.steps = append(w.steps, keyStep{kind: 'k', key: k.Value})
+			if ct, ok := ft.types[k.Value]; ok {
+				w.walk(n.Content[i+1], ct, depth+1)
+			} else {
+				field, id := w.paths()
 				value, _ := toJSON(n.Content[i+1])
-				w.out = append(w.out, UnknownKey{Field: sub, Key: k.Value, Line: k.Line, Nearest: Nearest(k.Value, ft.names), id: subID, value: string(value)})
-				continue
+				w.out = append(w.out, UnknownKey{Field: field, Key: k.Value, Line: k.Line, Nearest: Nearest(k.Value, ft.names), id: id, value: string(value)})
 			}
-			w.walk(n.Content[i+1], ct, sub, subID, depth+1)
+			w.steps = w.steps[:len(w.steps)-1]
 		}
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
 			return
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := resolveAlias(n.Content[i]).Value
-			// The API server names map keys with dots; the id keeps them apart from nesting.
-			w.walk(n.Content[i+1], t.Elem(), join(field, k), id+"["+k+"]", depth+1)
+			w.steps = append(w.steps, keyStep{kind: 'm', key: resolveAlias(n.Content[i]).Value})
+			w.walk(n.Content[i+1], t.Elem(), depth+1)
+			w.steps = w.steps[:len(w.steps)-1]
 		}
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode || t.Elem().Kind() == reflect.Uint8 {
 			return
 		}
 		for i, it := range n.Content {
-			itemID := strconv.Itoa(i)
-			if name := scalarAt(resolveAlias(it), "name"); name != "" {
-				itemID = "name=" + name // versions and columns keep their identity when reordered
-			}
-			w.walk(it, t.Elem(), field+"["+strconv.Itoa(i)+"]", id+"["+itemID+"]", depth+1)
+			w.steps = append(w.steps, keyStep{kind: 'i', index: i, item: it})
+			w.walk(it, t.Elem(), depth+1)
+			w.steps = w.steps[:len(w.steps)-1]
 		}
 	}
 }
@@ -196,13 +239,6 @@ func schemaType(t reflect.Type) reflect.Type {
 		return betaPropsType
 	}
 	return propsType
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // Nearest returns the candidate most similar to word (by edit distance, ignoring case), or ""

@@ -125,6 +125,72 @@ func TestUnknownKeySame(t *testing.T) {
 	}
 }
 
+// TestUnknownKeyPaths: each unknown key's field as the API server names it and its id, which
+// names list items by name where they have one and map keys in brackets, so that a key the
+// base had at the same place is recognised after the versions are reordered.
+func TestUnknownKeyPaths(t *testing.T) {
+	doc := `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+  lables: {a: b}
+` + specV1 + `    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          a.b:
+            type: string
+            maxLenght: 3
+          c:
+            type: string
+            x-kubernetes-validations:
+            - rule: self.size() > 0
+              mesage: too short
+  - name: v2
+    served: false
+    storage: false
+    fancy: 1
+`
+	crds, problems := Parse("x.yaml", []byte(doc))
+	if len(crds) != 1 || len(problems) != 0 {
+		t.Fatalf("crds %v, problems %v", crds, problems)
+	}
+	var got []string
+	for _, u := range crds[0].Unknown {
+		got = append(got, fmt.Sprintf("%s | %s | %d", u.Field, u.id, u.Line))
+	}
+	want := []string{
+		"metadata.lables | metadata.lables | 5",
+		"spec.versions[0].schema.openAPIV3Schema.properties.a.b.maxLenght | spec.versions[name=v1].schema.openAPIV3Schema.properties[a.b].maxLenght | 20",
+		"spec.versions[0].schema.openAPIV3Schema.properties.c.x-kubernetes-validations[0].mesage | spec.versions[name=v1].schema.openAPIV3Schema.properties[c].x-kubernetes-validations[0].mesage | 25",
+		"spec.versions[1].fancy | spec.versions[name=v2].fancy | 29",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestUnknownKeysWriteNoPathsForKnownKeys: walking a document whose keys are all known
+// allocates no path per node (the paths are written only for an unknown key): the walk of a
+// schema of 200 properties allocates no more than that of one.
+func TestUnknownKeysWriteNoPathsForKnownKeys(t *testing.T) {
+	walk := func(props int) float64 {
+		var b strings.Builder
+		b.WriteString("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n" + specV1 + "    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n")
+		for i := range props {
+			fmt.Fprintf(&b, "          p%d:\n            type: array\n            items:\n              type: string\n", i)
+		}
+		crds, problems := Parse("x.yaml", []byte(b.String()))
+		if len(crds) != 1 || len(problems) != 0 || len(crds[0].Unknown) != 0 {
+			t.Fatalf("crds %v, problems %v", crds, problems)
+		}
+		return testing.AllocsPerRun(20, func() { unknownKeys(crds[0].root, GroupVersionV1) })
+	}
+	if one, many := walk(1), walk(200); many > one {
+		t.Errorf("%v allocations for 200 properties, %v for one", many, one)
+	}
+}
+
 func TestNearest(t *testing.T) {
 	names := []string{"description", "type", "x-kubernetes-preserve-unknown-fields"}
 	for word, want := range map[string]string{
