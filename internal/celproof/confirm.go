@@ -325,12 +325,21 @@ func (j *Judge) celFailure(side string, s *structuralschema.Structural, x any, a
 	if s == nil || x == nil {
 		return nil
 	}
+	return j.celFailureAt(side, *s, x, at, p, isRoot, target)
+}
+
+// celFailureAt is celFailure with the node passed by value: a property taken by address from the
+// map in this recursive walk would be copied to the heap for every field of every witness; only a
+// node with rules is (for its program and the failure).
+func (j *Judge) celFailureAt(side string, s structuralschema.Structural, x any, at string, p crd.Path, isRoot bool, target string) *failure {
 	key := strings.TrimPrefix(at, ".")
 	if len(s.XValidations) > 0 && (target == "" || key == target) {
 		root := isRoot || s.XEmbeddedResource
-		failed, ok := j.program(side+":"+key, s, root, -1).eval(x, nil)
+		node := new(structuralschema.Structural)
+		*node = s
+		failed, ok := j.program(side+":"+key, node, root, -1).eval(x, nil)
 		if !ok || slices.Contains(failed, true) {
-			return &failure{p: slices.Clone(p), s: s, key: key, isRoot: root, broken: !ok}
+			return &failure{p: slices.Clone(p), s: node, key: key, isRoot: root, broken: !ok}
 		}
 	}
 	switch v := x.(type) {
@@ -341,7 +350,10 @@ func (j *Judge) celFailure(side string, s *structuralschema.Structural, x any, a
 				child = "." + k
 			}
 			if ps, ok := s.Properties[k]; ok {
-				if f := j.celFailure(side, &ps, v[k], child, append(p, k), ps.XEmbeddedResource, target); f != nil {
+				if v[k] == nil {
+					continue
+				}
+				if f := j.celFailureAt(side, ps, v[k], child, append(p, k), ps.XEmbeddedResource, target); f != nil {
 					return f
 				}
 			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {

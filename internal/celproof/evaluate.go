@@ -135,10 +135,15 @@ func (p *nodeProgram) evalRead(r *reading, side int) (failed []bool, ok bool) {
 
 // read is the value as the API server hands it to the rules under a schema: pruned by it (for
 // the new schema, which reads objects stored under the old one; nil: not pruned) and defaulted
-// (by its defaultsOnly).
+// (by its defaultsOnly). v is copied before either changes it; where nothing would (not pruned,
+// no default below the node: defaultsOnly's empty schema), v itself is the reading — the rules
+// only read it, and a reading lives as long as the one verdict on its candidate.
 func (e *evaluator) read(prune, defaults *structuralschema.Structural, v any) any {
 	if v == nil {
 		return nil
+	}
+	if prune == nil && noDefaults(defaults) {
+		return v
 	}
 	v = copyValue(v)
 	if prune != nil {
@@ -159,34 +164,49 @@ func defaultsOnly(s *structuralschema.Structural) *structuralschema.Structural {
 	if s == nil || !hasDefault(s) {
 		return &structuralschema.Structural{}
 	}
+	return defaultsOf(*s)
+}
+
+// defaultsOf is defaultsOnly of a node with a default at or below it. Nodes are passed by
+// value: a property taken by address from the map in a recursive walk is copied to the heap
+// (on httproutes, a megabyte a run between this and hasDefault).
+func defaultsOf(s structuralschema.Structural) *structuralschema.Structural {
 	out := &structuralschema.Structural{Generic: structuralschema.Generic{Nullable: s.Nullable, Default: s.Default}}
 	for name, p := range s.Properties {
-		if hasDefault(&p) {
+		if hasDefaultAt(p) {
 			if out.Properties == nil {
 				out.Properties = map[string]structuralschema.Structural{}
 			}
-			out.Properties[name] = *defaultsOnly(&p)
+			out.Properties[name] = *defaultsOf(p)
 		}
 	}
 	if hasDefault(s.Items) {
-		out.Items = defaultsOnly(s.Items)
+		out.Items = defaultsOf(*s.Items)
 	}
 	if ap := s.AdditionalProperties; ap != nil && hasDefault(ap.Structural) {
-		out.AdditionalProperties = &structuralschema.StructuralOrBool{Bool: ap.Bool, Structural: defaultsOnly(ap.Structural)}
+		out.AdditionalProperties = &structuralschema.StructuralOrBool{Bool: ap.Bool, Structural: defaultsOf(*ap.Structural)}
 	}
 	return out
 }
 
+// noDefaults reports whether d, made by defaultsOnly, is its empty schema: defaulting by it sets
+// nothing anywhere.
+func noDefaults(d *structuralschema.Structural) bool {
+	return d.Default.Object == nil && d.Properties == nil && d.Items == nil && d.AdditionalProperties == nil
+}
+
 // hasDefault reports whether s or a node below it has a default.
 func hasDefault(s *structuralschema.Structural) bool {
-	if s == nil {
-		return false
-	}
+	return s != nil && hasDefaultAt(*s)
+}
+
+// hasDefaultAt is hasDefault of a node passed by value (see defaultsOf).
+func hasDefaultAt(s structuralschema.Structural) bool {
 	if s.Default.Object != nil || hasDefault(s.Items) || s.AdditionalProperties != nil && hasDefault(s.AdditionalProperties.Structural) {
 		return true
 	}
 	for _, p := range s.Properties {
-		if hasDefault(&p) {
+		if hasDefaultAt(p) {
 			return true
 		}
 	}

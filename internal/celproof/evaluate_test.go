@@ -13,6 +13,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 
 	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/validation"
@@ -24,48 +25,29 @@ import (
 // schemas narrowed to what the node's rules read and once through the whole nodes: the outcome
 // must be the same on each.
 func TestNarrowedReadsJudgeAlike(t *testing.T) {
-	dirs, err := filepath.Glob("../../testdata/rules/validation-rule-*/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pairs := [][2]string{{"testdata/read-defaults-old.yaml", "testdata/read-defaults-new.yaml"}}
-	for _, d := range dirs {
-		pairs = append(pairs, [2]string{filepath.Join(d, "old.yaml"), filepath.Join(d, "new.yaml")})
-	}
 	changes, evaluated := 0, 0
 	seen := map[outcome]int{}
-	for _, p := range pairs {
-		o, n := loadCRD(t, p[0]), loadCRD(t, p[1])
-		j := NewJudge(o, n, "v1")
-		if j.err != nil {
-			continue
-		}
-		for _, c := range changesOf(j.oldRoot, j.newRoot, nil) {
-			sr, ok := j.prepare(c)
-			if !ok {
-				continue
+	eachPrepared(t, []string{"read-defaults"}, func(file string, c Change, sr search) {
+		changes++
+		whole := *sr.e
+		whole.readOld, whole.readNew = nil, nil
+		cands := sr.cands[:min(len(sr.cands), 64)]
+		for i, v := range cands {
+			olds := []any{nil}
+			if sr.transition {
+				olds = append(olds, cands[(i+1)%len(cands)], v)
 			}
-			changes++
-			whole := *sr.e
-			whole.readOld, whole.readNew = nil, nil
-			cands := sr.cands[:min(len(sr.cands), 64)]
-			for i, v := range cands {
-				olds := []any{nil}
-				if sr.transition {
-					olds = append(olds, cands[(i+1)%len(cands)], v)
-				}
-				for _, old := range olds {
-					got, want := sr.e.verdict(v, old, true), whole.verdict(v, old, true)
-					evaluated++
-					seen[want]++
-					if got != want {
-						t.Errorf("%s %s %q on %s (old %s): %v through the narrowed schemas, %v through the whole nodes",
-							p[1], fieldPath(c.Steps), c.After.Rule, show(v), show(old), got, want)
-					}
+			for _, old := range olds {
+				got, want := sr.e.verdict(v, old, true), whole.verdict(v, old, true)
+				evaluated++
+				seen[want]++
+				if got != want {
+					t.Errorf("%s %s %q on %s (old %s): %v through the narrowed schemas, %v through the whole nodes",
+						file, fieldPath(c.Steps), c.After.Rule, show(v), show(old), got, want)
 				}
 			}
 		}
-	}
+	})
 	if changes < 40 || evaluated < 1000 || seen[tightened] == 0 || seen[loosened] == 0 || seen[unchanged] == 0 {
 		t.Errorf("%d changes, %d evaluations (%v): the cases were not found", changes, evaluated, seen)
 	}
@@ -246,5 +228,80 @@ func eachNode(s *structuralschema.Structural, f func(*structuralschema.Structura
 	eachNode(s.Items, f)
 	if s.AdditionalProperties != nil {
 		eachNode(s.AdditionalProperties.Structural, f)
+	}
+}
+
+// TestReadingCopiesOnlyWhatItChanges reads every candidate the judge tries on the CEL rule
+// cases, on a pair whose old rule holds only through a default and on one whose old rule reads
+// a field the new version drops, under both sides, through
+// the narrowed schemas and the whole nodes: each reading must be the candidate defaulted by the
+// old node, and that pruned and defaulted by the new one (the whole nodes' defaults: defaultsOnly
+// must change nothing), the candidate must come out as it went in (pruning and defaulting work
+// on a copy), and where the old side neither prunes nor defaults anything the reading is the
+// candidate itself, not a copy.
+func TestReadingCopiesOnlyWhatItChanges(t *testing.T) {
+	shared, copied := 0, 0
+	eachPrepared(t, []string{"read-defaults", "read-pruned"}, func(file string, c Change, sr search) {
+		for _, v := range sr.cands[:min(len(sr.cands), 64)] {
+			before := copyValue(v)
+			r := &reading{e: sr.e, obj: v}
+			for _, whole := range []bool{false, true} {
+				got, _ := r.values(oldSide, whole)
+				gotNew, _ := r.values(newSide, whole)
+				oldS, newS := sr.e.readOld, sr.e.readNew
+				if whole {
+					oldS, newS = sr.e.oldNode, sr.e.newNode
+				}
+				want := copyValue(v)
+				structuraldefaulting.Default(want, oldS)
+				wantNew := copyValue(want)
+				structuralpruning.Prune(wantNew, newS, sr.e.isRoot)
+				structuraldefaulting.Default(wantNew, newS)
+				if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotNew, wantNew) {
+					t.Errorf("%s %s: %s read as %s and %s, want %s and %s", file, fieldPath(c.Steps), show(before), show(got), show(gotNew), show(want), show(wantNew))
+				}
+				if _, isMap := v.(map[string]any); isMap {
+					if reflect.ValueOf(got).Pointer() == reflect.ValueOf(v).Pointer() {
+						shared++
+					} else {
+						copied++
+					}
+				}
+			}
+			if !reflect.DeepEqual(v, before) {
+				t.Errorf("%s %s: reading changed the candidate %s into %s", file, fieldPath(c.Steps), show(before), show(v))
+			}
+		}
+	})
+	if shared == 0 || copied == 0 {
+		t.Errorf("%d readings were the candidate itself, %d copies: want both", shared, copied)
+	}
+}
+
+// eachPrepared calls f with every change of the CEL rule cases and of the named pairs of
+// testdata (NAME-old.yaml, NAME-new.yaml) as the judge prepares it, with the new file's name.
+func eachPrepared(t *testing.T, named []string, f func(file string, c Change, sr search)) {
+	t.Helper()
+	dirs, err := filepath.Glob("../../testdata/rules/validation-rule-*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs [][2]string
+	for _, n := range named {
+		pairs = append(pairs, [2]string{"testdata/" + n + "-old.yaml", "testdata/" + n + "-new.yaml"})
+	}
+	for _, d := range dirs {
+		pairs = append(pairs, [2]string{filepath.Join(d, "old.yaml"), filepath.Join(d, "new.yaml")})
+	}
+	for _, p := range pairs {
+		j := NewJudge(loadCRD(t, p[0]), loadCRD(t, p[1]), "v1")
+		if j.err != nil {
+			continue
+		}
+		for _, c := range changesOf(j.oldRoot, j.newRoot, nil) {
+			if sr, ok := j.prepare(c); ok {
+				f(p[1], c, sr)
+			}
+		}
 	}
 }
