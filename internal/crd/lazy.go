@@ -53,17 +53,28 @@ func (c *CRD) tree() *yaml.Node {
 // should a tree be needed. The definitions of files a change leaves alone are read to tell
 // their copies of changed CRDs apart, and are compared with nothing: a release manifest's trees
 // and text take several times the memory of its definitions, and a repository keeps dozens of
-// them (cloudnative-pg: 44 files, 300 CRD documents). Documents of another file, moved
-// (Relocate) or patched keep their trees: the text is not what they hold.
+// them (cloudnative-pg: 44 files, 300 CRD documents). A copy of one of file's documents under
+// another name that shares its tree (the same text in two files, parsed once) shares what
+// comes back too. Documents moved (Relocate) or patched, and other files' own documents, keep
+// their trees: the text is not what they hold.
 func Shed(file string, load func() ([]byte, error), crds []*CRD) {
 	f := &lazyFile{file: file, load: load}
+	own := map[*yaml.Node]*lazyTree{}
 	for _, c := range crds {
-		if c.root == nil || c.lazy != nil || c.File != file || c.PatchedBy != "" || c.relocated {
-			continue
+		if c.File == file && sheddable(c) {
+			own[c.root] = &lazyTree{file: f, doc: lazyDoc{c.Line, c.Name}}
 		}
-		c.lazy = &lazyTree{file: f, doc: lazyDoc{c.Line, c.Name}}
-		c.root = nil
 	}
+	for _, c := range crds {
+		if l, ok := own[c.root]; ok && sheddable(c) && c.Line == l.doc.line {
+			c.lazy, c.root = l, nil
+		}
+	}
+}
+
+// sheddable reports whether Shed may drop a document's tree: it holds one, of its own text.
+func sheddable(c *CRD) bool {
+	return c.root != nil && c.lazy == nil && c.PatchedBy == "" && !c.relocated
 }
 
 // shapeSeed keys the documents' shapes for one process; shapes are never stored.

@@ -58,6 +58,29 @@ func TestShedAndSameText(t *testing.T) {
 	}
 }
 
+// TestShedCopies: a copy of a file's document under another name, sharing its tree (source
+// parses one text of two files once), is shed with it and shares what is read again: one read
+// for both, the same text without reading. Another file's own document is left alone.
+func TestShedCopies(t *testing.T) {
+	doc := widgets(t)
+	crds, _ := Parse("a.yaml", []byte(doc))
+	copied := *crds[0]
+	copied.File = "b.yaml"
+	other, _ := Parse("c.yaml", []byte(doc))
+	reads := 0
+	Shed("a.yaml", func() ([]byte, error) { reads++; return []byte(doc), nil }, []*CRD{crds[0], &copied, other[0]})
+	if crds[0].root != nil || copied.root != nil || other[0].root == nil {
+		t.Fatalf("trees kept: a.yaml %v, its copy %v, c.yaml %v (want false, false, true)", crds[0].root != nil, copied.root != nil, other[0].root != nil)
+	}
+	if !crds[0].SameText(&copied) || reads != 0 {
+		t.Errorf("the copy is not the same text without reading (%d reads)", reads)
+	}
+	size := Path{"spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "size", "maximum"}
+	if got := [3]int{crds[0].LineOf(size), copied.LineOf(size), other[0].LineOf(size)}; got != [3]int{32, 32, 32} || reads != 1 {
+		t.Errorf("maximum at lines %v after %d reads, want [32 32 32] after 1", got, reads)
+	}
+}
+
 // TestShedUnreadable: a copy whose file cannot be read again places its findings at the
 // document's first line and is the same text as nothing.
 func TestShedUnreadable(t *testing.T) {

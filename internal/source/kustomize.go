@@ -29,6 +29,8 @@ const originAnnotation = "config.kubernetes.io/origin"
 type kustomizer struct {
 	fs     *kustFS
 	builds map[string]*kustBuild
+	// above are the kustomizations in and above each definition's folder (kustomizationsAbove).
+	above map[string][]string
 	// skip leaves out the kustomizations the user's exclude globs name: never built.
 	skip func(name string) bool
 }
@@ -66,14 +68,14 @@ type builtCRD struct {
 // Kustomize lets the tree build its kustomizations with kustomize, reading files from src (a
 // commit, a folder); skip names the kustomizations never built (nil: none).
 func (t *Tree) kustomizeFrom(src kustSource, skip func(string) bool) {
-	t.kz = &kustomizer{fs: newKustFS(src, t.Root), builds: map[string]*kustBuild{}, skip: skip}
+	t.kz = &kustomizer{fs: newKustFS(src, t.Root), builds: map[string]*kustBuild{}, above: map[string][]string{}, skip: skip}
 }
 
 // build builds a kustomization (by its name in the tree) once, and records what it installs
 // (Listing), the remote resources it reaches (Remotes, LeftTo) and, when kustomize refuses it,
 // a problem at the kustomization: crdguard cannot tell what `kubectl apply -k` installs from it
-// (fail closed). nil when the tree builds no kustomizations, skips this one, or it is a
-// component (built only into the kustomizations that list it).
+// (fail closed). nil when the tree builds no kustomizations (or is done with them: kustomize),
+// skips this one, or it is a component (built only into the kustomizations that list it).
 func (t *Tree) build(file string) *kustBuild {
 	if t.kz == nil || t.kz.skip != nil && t.kz.skip(t.rel(file)) {
 		return nil
@@ -223,6 +225,34 @@ func (t *Tree) kustomizationIn(dir string) string {
 	return ""
 }
 
+// kustomizationsAbove are the kustomizations in a definition's folder and above it, outermost
+// first (each folder looked up once).
+func (t *Tree) kustomizationsAbove(d string) []string {
+	if ks, ok := t.kz.above[d]; ok {
+		return ks
+	}
+	var ks []string
+	for dir := d; ; dir = path.Dir(dir) {
+		if !t.holds(dir) {
+			break // nothing above the folder named is read
+		}
+		if k := t.kustomizationIn(dir); k != "" {
+			ks = append([]string{k}, ks...)
+		}
+		if dir == "." || dir == "/" || dir == t.Root {
+			break
+		}
+	}
+	t.kz.above[d] = ks
+	return ks
+}
+
+// buildsDefinitions reports whether kustomize will build a kustomization above one of the
+// tree's definitions.
+func (t *Tree) buildsDefinitions() bool {
+	return t.kz != nil && slices.ContainsFunc(t.CRDs, func(c *crd.CRD) bool { return len(t.kustomizationsAbove(path.Dir(c.File))) > 0 })
+}
+
 // Kustomize puts in place of each definition what the outermost kustomization in its folder or
 // above that installs it builds from it (kubebuilder's config/crd/kustomization.yaml and its
 // patches/webhook_in_<kind>.yaml, replacements, components, nested bases), as `kubectl apply -k`
@@ -233,25 +263,8 @@ func (t *Tree) kustomize() {
 	if t.kz == nil {
 		return
 	}
-	above := map[string][]string{} // a definition's folder → the kustomizations above it, outermost first
 	for i, c := range t.CRDs {
-		d := path.Dir(c.File)
-		ks, ok := above[d]
-		if !ok {
-			for dir := d; ; dir = path.Dir(dir) {
-				if !t.holds(dir) {
-					break // nothing above the folder named is read
-				}
-				if k := t.kustomizationIn(dir); k != "" {
-					ks = append([]string{k}, ks...)
-				}
-				if dir == "." || dir == "/" || dir == t.Root {
-					break
-				}
-			}
-			above[d] = ks
-		}
-		for _, k := range ks {
+		for _, k := range t.kustomizationsAbove(path.Dir(c.File)) {
 			b := t.build(k)
 			if b == nil || b.err != nil {
 				continue
@@ -269,6 +282,9 @@ func (t *Tree) kustomize() {
 			break
 		}
 	}
+	// The tree's last build is done: what kustomize read and made (the other side's builds come
+	// next, and argo-workflows' hold 40 MB of copied definitions) is let go.
+	defer func() { t.kz = nil }()
 	files := map[string]bool{}
 	for _, c := range t.CRDs {
 		files[c.File] = true

@@ -2,7 +2,6 @@ package source
 
 import (
 	"bytes"
-	"os"
 	"reflect"
 	"testing"
 	"unsafe"
@@ -20,11 +19,7 @@ import (
 // has in common with them once. Their YAML trees are dropped and read again, from git, when a
 // line is asked for.
 func TestUnchangedCopiesReadOnce(t *testing.T) {
-	old, err1 := os.ReadFile("../../testdata/rules/sample-invalid/maximum-lowered/old.yaml")
-	new, err2 := os.ReadFile("../../testdata/rules/sample-invalid/maximum-lowered/new.yaml")
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
+	old, new := widgetsMaximumLowered(t)
 	repo := gittest.New(t)
 	repo.Write("config/crd/widgets.yaml", old)
 	repo.Write("releases/v1/widgets.yaml", old)
