@@ -119,7 +119,7 @@ func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 	var best []*Type
 	for _, key := range rarest {
 		t, nodes := s.Type(key), 0
-		if t == nil || !s.fitsType(t, schema, 0, &nodes) || 2*len(schema.Properties) < len(t.Fields) && nodes < minNodes {
+		if t == nil || !s.fitsType(t, *schema, false, 0, &nodes) || 2*len(schema.Properties) < len(t.Fields) && nodes < minNodes {
 			continue
 		}
 		switch {
@@ -187,7 +187,7 @@ func (s *Set) fingerprint(schema *apiextv1.JSONSchemaProps) Place {
 		mapType = *schema.XMapType
 	}
 	nodes := 0
-	if mapType != t.MapType || !s.fitsType(t, schema, 0, &nodes) {
+	if mapType != t.MapType || !s.fitsType(t, *schema, false, 0, &nodes) {
 		return Place{}
 	}
 	return Place{Shape: &Shape{Kind: KindObject, Ref: t.Key}}
@@ -209,7 +209,7 @@ func (s *Set) small(schema *apiextv1.JSONSchemaProps) Place {
 		return Place{}
 	}
 	t, nodes := s.Type(p.Shape.Ref), 0
-	if t == nil || len(t.Fields) != len(schema.Properties) || !s.fitsType(t, schema, 0, &nodes) || nodes < minSmallNodes {
+	if t == nil || len(t.Fields) != len(schema.Properties) || !s.fitsType(t, *schema, false, 0, &nodes) || nodes < minSmallNodes {
 		return Place{}
 	}
 	return p
@@ -240,7 +240,7 @@ func (s *Set) documented(schema *apiextv1.JSONSchemaProps) Place {
 				break
 			}
 		}
-		if described && s.fitsType(t, schema, 0, &nodes) {
+		if described && s.fitsType(t, *schema, false, 0, &nodes) {
 			best = append(best, t)
 		}
 	}
@@ -254,7 +254,7 @@ func (s *Set) documented(schema *apiextv1.JSONSchemaProps) Place {
 // alone, which its structure cannot say.
 func (s *Set) Declared(key string, schema *apiextv1.JSONSchemaProps) Place {
 	t, nodes := s.Type(key), 0
-	if t == nil || schema == nil || len(schema.Properties) == 0 || !s.fitsType(t, schema, 0, &nodes) {
+	if t == nil || schema == nil || len(schema.Properties) == 0 || !s.fitsType(t, *schema, false, 0, &nodes) {
 		return Place{}
 	}
 	return Place{Shape: &Shape{Kind: KindObject, Ref: t.Key}}
@@ -307,7 +307,7 @@ func (s *Set) extension(t *Type, schema *apiextv1.JSONSchemaProps) bool {
 		if f == nil {
 			continue
 		}
-		if !s.fits(&f.Shape, &prop, 1, &nodes) {
+		if !s.fits(&f.Shape, prop, false, 1, &nodes) {
 			return false
 		}
 		k++
@@ -355,42 +355,33 @@ func (s *Set) elem(parent Place, kind, step string) Place {
 const maxDepth = 40
 
 // fitsType reports whether a schema node is the struct type t: an object whose every property
-// is one of t's fields and fits that field's shape.
-func (s *Set) fitsType(t *Type, schema *apiextv1.JSONSchemaProps, depth int, nodes *int) bool {
+// is one of t's fields and fits that field's shape. The validation rules controller-gen writes
+// itself from k8s.io/api's +k8s:immutable markers (v0.21.0 on) are not the node's own: on an
+// immutable field's node (immutable), and on t's node for its optional immutable fields. The
+// nodes are taken by value, as the schema's maps hold them: a pointer to each would have the
+// compiler move every node checked to the heap.
+func (s *Set) fitsType(t *Type, schema apiextv1.JSONSchemaProps, immutable bool, depth int, nodes *int) bool {
 	if t == nil || schema.Type != "object" || schema.AdditionalProperties != nil || depth > maxDepth {
 		return false
 	}
-	if ownRules(withoutGenerated(schema, func(r apiextv1.ValidationRule) bool {
+	if len(schema.Enum) > 0 || slices.ContainsFunc(schema.XValidations, func(r apiextv1.ValidationRule) bool {
 		f := s.Field(t, immutableOnceSet(r))
-		return f != nil && f.Immutable
-	})) {
+		return !(immutable && immutableRule(r)) && (f == nil || !f.Immutable)
+	}) {
 		return false
 	}
 	for name, prop := range schema.Properties {
 		f := s.Field(t, name)
-		if f == nil || !s.fits(&f.Shape, withoutGenerated(&prop, func(r apiextv1.ValidationRule) bool {
-			return f.Immutable && r.Rule == "self == oldSelf" && r.Message == "field is immutable"
-		}), depth+1, nodes) {
+		if f == nil || !s.fits(&f.Shape, prop, f.Immutable, depth+1, nodes) {
 			return false
 		}
 	}
 	return true
 }
 
-// withoutGenerated is a schema node without the validation rules controller-gen writes
-// itself from k8s.io/api's +k8s:immutable markers (v0.21.0 on), which generated tells.
-func withoutGenerated(schema *apiextv1.JSONSchemaProps, generated func(apiextv1.ValidationRule) bool) *apiextv1.JSONSchemaProps {
-	if len(schema.XValidations) == 0 {
-		return schema
-	}
-	c := *schema
-	c.XValidations = nil
-	for _, r := range schema.XValidations {
-		if !generated(r) {
-			c.XValidations = append(c.XValidations, r)
-		}
-	}
-	return &c
+// immutableRule reports the rule controller-gen writes on an immutable field.
+func immutableRule(r apiextv1.ValidationRule) bool {
+	return r.Rule == "self == oldSelf" && r.Message == "field is immutable"
 }
 
 // immutableOnceSet is the field an optional immutable field's parent rule names, exactly as
@@ -404,10 +395,11 @@ func immutableOnceSet(r apiextv1.ValidationRule) string {
 	return f
 }
 
-// fits reports whether a schema node is what a shape gives, counting the nodes it checked.
-func (s *Set) fits(sh *Shape, schema *apiextv1.JSONSchemaProps, depth int, nodes *int) bool {
+// fits reports whether a schema node is what a shape gives, counting the nodes it checked; on
+// an immutable field's node, the rule controller-gen writes for it is not the node's own.
+func (s *Set) fits(sh *Shape, schema apiextv1.JSONSchemaProps, immutable bool, depth int, nodes *int) bool {
 	*nodes++
-	if ownRules(schema) {
+	if len(schema.Enum) > 0 || slices.ContainsFunc(schema.XValidations, func(r apiextv1.ValidationRule) bool { return !(immutable && immutableRule(r)) }) {
 		return false
 	}
 	switch sh.Kind {
@@ -418,18 +410,18 @@ func (s *Set) fits(sh *Shape, schema *apiextv1.JSONSchemaProps, depth int, nodes
 	case KindString, KindInteger, KindNumber, KindBoolean:
 		return schema.Type == sh.Kind && !schema.XIntOrString
 	case KindObject:
-		return s.fitsType(s.Type(sh.Ref), schema, depth, nodes)
+		return s.fitsType(s.Type(sh.Ref), schema, immutable, depth, nodes)
 	case KindArray:
 		if schema.Type != "array" || sh.Elem == nil {
 			return false
 		}
-		return schema.Items == nil || schema.Items.Schema == nil || s.fits(sh.Elem, schema.Items.Schema, depth+1, nodes)
+		return schema.Items == nil || schema.Items.Schema == nil || s.fits(sh.Elem, *schema.Items.Schema, false, depth+1, nodes)
 	case KindMap:
 		if schema.Type != "object" || len(schema.Properties) > 0 || sh.Elem == nil {
 			return false
 		}
 		ap := schema.AdditionalProperties
-		return ap == nil || ap.Schema == nil || s.fits(sh.Elem, ap.Schema, depth+1, nodes)
+		return ap == nil || ap.Schema == nil || s.fits(sh.Elem, *ap.Schema, false, depth+1, nodes)
 	}
 	return false
 }

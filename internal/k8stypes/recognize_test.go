@@ -519,3 +519,16 @@ properties:
 		})
 	}
 }
+
+// TestRecognitionCopiesNoNodes: checking a schema against a type's structure copies none of
+// its nodes (each property was copied to the heap, 512 bytes a node, for every node of every
+// candidate type): Declared on a Container of 27 nodes allocates only the place it returns.
+func TestRecognitionCopiesNoNodes(t *testing.T) {
+	set, s := k8stypes.Builtin(), schema(t, extendedContainer(""))
+	if p := set.Declared("core/v1.Container", s); !p.Known() {
+		t.Fatal("not a Container")
+	}
+	if n := testing.AllocsPerRun(20, func() { set.Declared("core/v1.Container", s) }); n != 1 {
+		t.Errorf("%v allocations, want 1", n)
+	}
+}
