@@ -168,10 +168,40 @@ func sameDoclessList(o, n []apiextensions.JSONSchemaProps) bool {
 	return true
 }
 
+// hasSchemaRules reports whether any node of s that walkSchema reaches carries CEL rules. It
+// only reads, and takes the nodes by value (a pointer to a map's value would have the compiler
+// move each to the heap): walkSchema copied every property to the heap and stored it back, for
+// every node of every CRD and at every level of rulesUnchanged (5% of what comparing the shared
+// corpus allocated, most of it for CRDs without a rule).
 func hasSchemaRules(s *apiextensions.JSONSchemaProps) bool {
-	found := false
-	walkSchema(s, func(x *apiextensions.JSONSchemaProps) { found = found || len(x.XValidations) > 0 })
-	return found
+	return s != nil && rulesIn(*s)
+}
+
+func rulesIn(s apiextensions.JSONSchemaProps) bool {
+	if len(s.XValidations) > 0 {
+		return true
+	}
+	for _, p := range s.Properties {
+		if rulesIn(p) {
+			return true
+		}
+	}
+	if s.Items != nil && (s.Items.Schema != nil && rulesIn(*s.Items.Schema) || anyRulesIn(s.Items.JSONSchemas)) {
+		return true
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil && rulesIn(*s.AdditionalProperties.Schema) {
+		return true
+	}
+	return anyRulesIn(s.AllOf) || anyRulesIn(s.AnyOf) || anyRulesIn(s.OneOf) || s.Not != nil && rulesIn(*s.Not)
+}
+
+func anyRulesIn(bs []apiextensions.JSONSchemaProps) bool {
+	for _, b := range bs {
+		if rulesIn(b) {
+			return true
+		}
+	}
+	return false
 }
 
 func clearSchemaRules(s *apiextensions.JSONSchemaProps) {

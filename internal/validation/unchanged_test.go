@@ -154,3 +154,34 @@ func TestSameDocless(t *testing.T) {
 		})
 	}
 }
+
+// TestHasSchemaRules: a rule anywhere walkSchema reaches is found, and looking allocates
+// nothing (it copied every property to the heap, for CRDs without a rule too).
+func TestHasSchemaRules(t *testing.T) {
+	rule := apiextensions.JSONSchemaProps{XValidations: apiextensions.ValidationRules{{Rule: "self > 0"}}}
+	plain := apiextensions.JSONSchemaProps{Type: "string"}
+	for name, tc := range map[string]struct {
+		s    *apiextensions.JSONSchemaProps
+		want bool
+	}{
+		"nil":                {nil, false},
+		"none":               {&apiextensions.JSONSchemaProps{Type: "object", Properties: map[string]apiextensions.JSONSchemaProps{"a": plain, "b": {Type: "array", Items: &apiextensions.JSONSchemaPropsOrArray{Schema: &plain}}}}, false},
+		"root":               {&rule, true},
+		"property":           {&apiextensions.JSONSchemaProps{Properties: map[string]apiextensions.JSONSchemaProps{"a": plain, "b": rule}}, true},
+		"items":              {&apiextensions.JSONSchemaProps{Items: &apiextensions.JSONSchemaPropsOrArray{Schema: &rule}}, true},
+		"items list":         {&apiextensions.JSONSchemaProps{Items: &apiextensions.JSONSchemaPropsOrArray{JSONSchemas: []apiextensions.JSONSchemaProps{plain, rule}}}, true},
+		"additional":         {&apiextensions.JSONSchemaProps{AdditionalProperties: &apiextensions.JSONSchemaPropsOrBool{Allows: true, Schema: &rule}}, true},
+		"allOf":              {&apiextensions.JSONSchemaProps{AllOf: []apiextensions.JSONSchemaProps{plain, rule}}, true},
+		"anyOf":              {&apiextensions.JSONSchemaProps{AnyOf: []apiextensions.JSONSchemaProps{rule}}, true},
+		"oneOf":              {&apiextensions.JSONSchemaProps{OneOf: []apiextensions.JSONSchemaProps{rule}}, true},
+		"not":                {&apiextensions.JSONSchemaProps{Not: &rule}, true},
+		"deep below a value": {&apiextensions.JSONSchemaProps{AdditionalProperties: &apiextensions.JSONSchemaPropsOrBool{Schema: &apiextensions.JSONSchemaProps{Properties: map[string]apiextensions.JSONSchemaProps{"x": {Items: &apiextensions.JSONSchemaPropsOrArray{Schema: &rule}}}}}}, true},
+	} {
+		if got := hasSchemaRules(tc.s); got != tc.want {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+		if n := testing.AllocsPerRun(10, func() { hasSchemaRules(tc.s) }); n != 0 {
+			t.Errorf("%s: %v allocations", name, n)
+		}
+	}
+}
