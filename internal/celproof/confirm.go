@@ -325,18 +325,21 @@ func (j *Judge) celFailure(side string, s *structuralschema.Structural, x any, a
 	if s == nil || x == nil {
 		return nil
 	}
-	return j.celFailureAt(side, *s, x, at, p, isRoot, target)
+	return j.celFailureAt(side, *s, s, x, at, p, isRoot, target)
 }
 
-// celFailureAt is celFailure with the node passed by value: a property taken by address from the
-// map in this recursive walk would be copied to the heap for every field of every witness; only a
-// node with rules is (for its program and the failure).
-func (j *Judge) celFailureAt(side string, s structuralschema.Structural, x any, at string, p crd.Path, isRoot bool, target string) *failure {
+// celFailureAt is celFailure with the node passed by value, and by address (node) where the schema
+// holds it so (items, map values; nil for a property): a property taken by address from the map
+// in this recursive walk would be copied to the heap for every field of every witness; only a
+// property with rules is (for its program and the failure).
+func (j *Judge) celFailureAt(side string, s structuralschema.Structural, node *structuralschema.Structural, x any, at string, p crd.Path, isRoot bool, target string) *failure {
 	key := strings.TrimPrefix(at, ".")
 	if len(s.XValidations) > 0 && (target == "" || key == target) {
 		root := isRoot || s.XEmbeddedResource
-		node := new(structuralschema.Structural)
-		*node = s
+		if node == nil {
+			node = new(structuralschema.Structural)
+			*node = s
+		}
 		failed, ok := j.program(side+":"+key, node, root, -1).eval(x, nil)
 		if !ok || slices.Contains(failed, true) {
 			return &failure{p: slices.Clone(p), s: node, key: key, isRoot: root, broken: !ok}
@@ -353,7 +356,7 @@ func (j *Judge) celFailureAt(side string, s structuralschema.Structural, x any, 
 				if v[k] == nil {
 					continue
 				}
-				if f := j.celFailureAt(side, ps, v[k], child, append(p, k), ps.XEmbeddedResource, target); f != nil {
+				if f := j.celFailureAt(side, ps, nil, v[k], child, append(p, k), ps.XEmbeddedResource, target); f != nil {
 					return f
 				}
 			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
