@@ -118,6 +118,9 @@ func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 	}
 	var best []*Type
 	for _, key := range rarest {
+		if !s.named(key, schema) {
+			continue // it cannot fit, and need not be decoded to say so
+		}
 		t, nodes := s.Type(key), 0
 		if t == nil || !s.fitsType(t, *schema, false, 0, &nodes) || 2*len(schema.Properties) < len(t.Fields) && nodes < minNodes {
 			continue
@@ -130,6 +133,18 @@ func (s *Set) exact(schema *apiextv1.JSONSchemaProps) Place {
 		}
 	}
 	return chosen(best)
+}
+
+// named reports whether every property of a node is a field of the type with this key, as the
+// index says (without decoding the type): a type without one of them cannot fit. Most types a
+// rare property name brings up lack another, and each decoded type stays decoded for the run.
+func (s *Set) named(key string, schema *apiextv1.JSONSchemaProps) bool {
+	for name := range schema.Properties {
+		if !slices.Contains(s.byField[name], key) {
+			return false
+		}
+	}
+	return true
 }
 
 // chosen is the place of a node that the types best fit equally well: the one type, or, for
@@ -229,6 +244,9 @@ func (s *Set) documented(schema *apiextv1.JSONSchemaProps) Place {
 	}
 	var best []*Type
 	for _, key := range s.byField[any] {
+		if s.fields[key] != len(schema.Properties) || !s.named(key, schema) {
+			continue
+		}
 		t, nodes := s.Type(key), 0
 		if t == nil || len(t.Fields) != len(schema.Properties) {
 			continue

@@ -3,10 +3,14 @@ package k8stypes
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
 // eager decodes the data file whole, as Decode did before it indexed lines: the reference for
@@ -151,5 +155,31 @@ func TestDecodeCopiesNoText(t *testing.T) {
 	}
 	if len(s.lines) < 400 || len(s.byField) < 400 {
 		t.Fatalf("%d lines, %d field names", len(s.lines), len(s.byField))
+	}
+}
+
+// TestRecognitionDecodesOnlyNamedTypes: a type is decoded to be tried only when the index says
+// it has every property of the node. A node whose properties no one type has together (a
+// project's type with a container's image and name and a deployment's replicas) decodes only
+// the type extended recognition tries, the one naming most of them (it decoded seven); a
+// ContainerPort decodes ContainerPort.
+func TestRecognitionDecodesOnlyNamedTypes(t *testing.T) {
+	s, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decoded := func() []string { return slices.Sorted(maps.Keys(s.byKey)) }
+	str := apiextv1.JSONSchemaProps{Type: "string"}
+	mixed := &apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{
+		"image": str, "replicas": {Type: "integer"}, "name": str,
+	}}
+	if p := s.Standalone(mixed); p.Known() || !slices.Equal(decoded(), []string{"core/v1.ContainerStatus"}) {
+		t.Errorf("recognised as %+v, decoded %v", p.Shape, decoded())
+	}
+	port := &apiextv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextv1.JSONSchemaProps{
+		"containerPort": {Type: "integer"}, "name": str, "protocol": str,
+	}}
+	if p := s.Standalone(port); !p.Known() || p.Shape.Ref != "core/v1.ContainerPort" || !slices.Equal(decoded(), []string{"core/v1.ContainerPort", "core/v1.ContainerStatus"}) {
+		t.Errorf("recognised as %+v, decoded %v", p.Shape, decoded())
 	}
 }
