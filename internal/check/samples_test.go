@@ -3,11 +3,15 @@ package check
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/crdguard/crdguard/internal/crd"
 	"github.com/crdguard/crdguard/internal/policy"
+	"github.com/crdguard/crdguard/internal/validation"
 )
 
 // A sample the base schema already refused with the same errors is not the change's problem,
@@ -230,4 +234,52 @@ func TestGitAddedWhileUnchangedUnread(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSampleSchemasLetGo: the schemas samples are validated against are held while the
+// samples of their CRD version are validated, not to the end (argo-workflows v4.0.0 →
+// v4.1.0 held 110 MB of them at its peak): when the second CRD's schemas are built, the
+// first one's are gone. The findings are those of each sample.
+func TestSampleSchemasLetGo(t *testing.T) {
+	gadgets := func(data []byte) []byte {
+		return []byte(strings.NewReplacer("widgets", "gadgets", "Widget", "Gadget", "widget", "gadget", "- wd\n", "- gd\n").Replace(string(data)))
+	}
+	tr := newTestRepo(t)
+	old, new := caseFile(t, "sample-invalid/maximum-lowered/old.yaml"), caseFile(t, "sample-invalid/maximum-lowered/new.yaml")
+	tr.Write("config/crd/widgets.yaml", old)
+	tr.Write("config/crd/gadgets.yaml", gadgets(old))
+	tr.Write("config/samples/widget.yaml", []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 7\n"))
+	tr.Write("config/samples/gadget.yaml", []byte("apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g\nspec:\n  size: 7\n"))
+	tr.Branch("main", tr.Commit("base"))
+	tr.Write("config/crd/widgets.yaml", new)
+	tr.Write("config/crd/gadgets.yaml", gadgets(new))
+	tr.Commit("lower the maximums")
+	built := 0
+	var released atomic.Int32
+	t.Cleanup(func() { newSchema = validation.NewSchema })
+	newSchema = func(c *crd.CRD, version string) (*validation.Schema, error) {
+		if built == 2 { // the first CRD's head and base schemas have validated its sample
+			for i := 0; i < 100 && released.Load() < 2; i++ {
+				runtime.GC()
+				runtime.Gosched()
+			}
+			if n := released.Load(); n < 2 {
+				t.Errorf("building %s's schema: %d of the first CRD's 2 schemas let go", c.Name, n)
+			}
+		}
+		built++
+		s, err := validation.NewSchema(c, version)
+		if s != nil {
+			runtime.AddCleanup(s, func(n *atomic.Int32) { n.Add(1) }, &released)
+		}
+		return s, err
+	}
+	res := tr.check(GitOptions{Base: "main"})
+	if built != 4 {
+		t.Errorf("%d schemas built, want 4", built)
+	}
+	assertFindings(t, res, "max-decreased gadgets.example.com v1 .spec.size config/crd/gadgets.yaml:32 head\n"+
+		"max-decreased widgets.example.com v1 .spec.size config/crd/widgets.yaml:32 head\n"+
+		"sample-invalid gadgets.example.com v1 .spec.size config/samples/gadget.yaml:6 head\n"+
+		"sample-invalid widgets.example.com v1 .spec.size config/samples/widget.yaml:6 head\n")
 }
