@@ -49,6 +49,11 @@ func (r *Repo) readBlob(path string, e object.TreeEntry) ([]byte, error) {
 	if e.Mode == filemode.Submodule || e.Mode == filemode.Symlink {
 		return nil, nil
 	}
+	if r.blobReads != nil {
+		r.readsMu.Lock()
+		r.blobReads[path]++
+		r.readsMu.Unlock()
+	}
 	blob, err := r.repo.BlobObject(e.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)

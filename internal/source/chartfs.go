@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -39,6 +40,10 @@ type gitFS struct {
 	r       *Repo
 	root    *object.Tree
 	working map[string][]byte
+	// held are the blobs the comparison has read already, by hash (the changed files, kept for
+	// the diff): served again instead of resolving their deltas a second time (kustomize reads
+	// the definitions it builds; argo-workflows' 2.8 MB ones took a quarter of the run's CPU).
+	held map[plumbing.Hash][]byte
 }
 
 // resolved is what a path of a commit names once its links are followed.
@@ -141,6 +146,9 @@ func (g *gitFS) read(name string) ([]byte, bool) {
 		if data, ok := g.working[res.real]; ok {
 			return data, data != nil
 		}
+	}
+	if data, ok := g.held[res.entry.Hash]; ok {
+		return data, len(data) <= MaxFileSize
 	}
 	data, err := g.r.readBlob(res.real, res.entry)
 	return data, err == nil && len(data) <= MaxFileSize

@@ -60,6 +60,7 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		return nil, fmt.Errorf("diffing %s..%s: %w", short(oldC), short(newC), err)
 	}
 	changed := map[string]bool{}
+	held := map[plumbing.Hash][]byte{}
 	var all []changedFile
 	leftOut := map[string]bool{}
 	for _, ch := range changes {
@@ -71,10 +72,12 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 		if from != "" && diffed(from) {
 			c.from = from
 			c.old, c.oldErr = r.readBlob(from, ch.From.TreeEntry)
+			hold(held, ch.From.TreeEntry, c.old, c.oldErr)
 		}
 		if to != "" && diffed(to) {
 			c.to = to
 			c.new, c.newErr = r.readBlob(to, ch.To.TreeEntry)
+			hold(held, ch.To.TreeEntry, c.new, c.newErr)
 		}
 		all = append(all, c)
 	}
@@ -120,7 +123,7 @@ func (r *Repo) CompareWorking(oldC, newC *object.Commit, f Filter, working map[s
 	sort.SliceStable(files, func(i, j int) bool { return files[i].key() < files[j].key() })
 	var adds []File
 	cmp.New.Changed = map[string]bool{}
-	oldFS, newFS := &gitFS{r: r, root: oldTree}, &gitFS{r: r, root: newTree, working: working}
+	oldFS, newFS := &gitFS{r: r, root: oldTree, held: held}, &gitFS{r: r, root: newTree, working: working, held: held}
 	rendered, err := r.renderChanged(cmp, oldFS, newFS, changed, f)
 	if err != nil {
 		return nil, err
@@ -162,6 +165,13 @@ func shedChanged(files []File) {
 	for _, f := range files {
 		data := f.Data
 		crd.Shed(f.Name, func() ([]byte, error) { return data, nil }, append(slices.Clone(f.Tree.CRDs), f.Tree.Patches...))
+	}
+}
+
+// hold records a blob read whole, by hash, for gitFS to serve again.
+func hold(held map[plumbing.Hash][]byte, e object.TreeEntry, data []byte, err error) {
+	if err == nil && data != nil && e.Mode.IsFile() {
+		held[e.Hash] = data
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
@@ -39,6 +40,9 @@ type Repo struct {
 	// of their objects; complete holds those fetched so.
 	wanted   []plumbing.Hash
 	complete map[plumbing.Hash]bool
+	// blobReads, when set (a test), counts the blobs read by path.
+	blobReads map[string]int
+	readsMu   sync.Mutex
 }
 
 // ErrNeedHistory says a commit is not in the clone and could not be fetched.

@@ -79,6 +79,12 @@ func TestUnchangedCopiesReadOnce(t *testing.T) {
 // with no filter and no working tree.
 func compareCommits(t *testing.T, dir string, base, head plumbing.Hash) *Comparison {
 	t.Helper()
+	return compareCounting(t, dir, base, head, nil)
+}
+
+// compareCounting is compareCommits counting the blobs read into reads (nil: not counted).
+func compareCounting(t *testing.T, dir string, base, head plumbing.Hash, reads map[string]int) *Comparison {
+	t.Helper()
 	r, err := OpenRepo(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +94,7 @@ func compareCommits(t *testing.T, dir string, base, head plumbing.Hash) *Compari
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
+	r.blobReads = reads
 	cmp, err := r.CompareWorking(b, h, Filter{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
