@@ -190,7 +190,7 @@ func alike(ts []*Type) bool {
 // CRD generated without descriptions (crd:maxDescLen=0) has no fingerprint.
 func (s *Set) fingerprint(schema *apiextv1.JSONSchemaProps) Place {
 	ts := s.byDoc[NormalDoc(schema.Description)]
-	if len(ts) != 1 || ownRules(schema) {
+	if len(ts) != 1 || ownRules(schema, nil) {
 		return Place{}
 	}
 	t := s.Type(ts[0])
@@ -289,7 +289,7 @@ func (s *Set) Declared(key string, schema *apiextv1.JSONSchemaProps) Place {
 // built-in types (crossplane's ControllerConfigSpec: nine of Container's fields and ten of
 // PodSpec's) is no type. The node itself must carry no rule of its own.
 func (s *Set) extended(schema *apiextv1.JSONSchemaProps) Place {
-	if schema.AdditionalProperties != nil || ownRules(schema) {
+	if schema.AdditionalProperties != nil || ownRules(schema, nil) {
 		return Place{}
 	}
 	names := map[string]int{}
@@ -382,9 +382,9 @@ func (s *Set) fitsType(t *Type, schema apiextv1.JSONSchemaProps, immutable bool,
 	if t == nil || schema.Type != "object" || schema.AdditionalProperties != nil || depth > maxDepth {
 		return false
 	}
-	if len(schema.Enum) > 0 || slices.ContainsFunc(schema.XValidations, func(r apiextv1.ValidationRule) bool {
+	if ownRules(&schema, func(r apiextv1.ValidationRule) bool {
 		f := s.Field(t, immutableOnceSet(r))
-		return !(immutable && immutableRule(r)) && (f == nil || !f.Immutable)
+		return immutable && immutableRule(r) || f != nil && f.Immutable
 	}) {
 		return false
 	}
@@ -417,7 +417,7 @@ func immutableOnceSet(r apiextv1.ValidationRule) string {
 // an immutable field's node, the rule controller-gen writes for it is not the node's own.
 func (s *Set) fits(sh *Shape, schema apiextv1.JSONSchemaProps, immutable bool, depth int, nodes *int) bool {
 	*nodes++
-	if len(schema.Enum) > 0 || slices.ContainsFunc(schema.XValidations, func(r apiextv1.ValidationRule) bool { return !(immutable && immutableRule(r)) }) {
+	if ownRules(&schema, func(r apiextv1.ValidationRule) bool { return immutable && immutableRule(r) }) {
 		return false
 	}
 	switch sh.Kind {
@@ -448,7 +448,7 @@ func (s *Set) fits(sh *Shape, schema apiextv1.JSONSchemaProps, immutable bool, d
 // types (their +enum markers are not its own; of the +k8s: validation markers, v0.21.0 honours
 // +k8s:immutable, whose rules fitsType leaves out, and +k8s:enum, on one status type of the
 // linked packages only, VolumeHealthStatusType, not known here), so a node with either is a
-// project's own type.
-func ownRules(schema *apiextv1.JSONSchemaProps) bool {
-	return len(schema.Enum) > 0 || len(schema.XValidations) > 0
+// project's own type. generated tells the rules controller-gen wrote itself (nil: none).
+func ownRules(schema *apiextv1.JSONSchemaProps, generated func(apiextv1.ValidationRule) bool) bool {
+	return len(schema.Enum) > 0 || slices.ContainsFunc(schema.XValidations, func(r apiextv1.ValidationRule) bool { return generated == nil || !generated(r) })
 }
