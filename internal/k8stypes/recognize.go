@@ -248,7 +248,7 @@ func (s *Set) documented(schema *apiextv1.JSONSchemaProps) Place {
 			continue
 		}
 		t, nodes := s.Type(key), 0
-		if t == nil || len(t.Fields) != len(schema.Properties) {
+		if t == nil {
 			continue
 		}
 		described := true
