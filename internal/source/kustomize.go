@@ -282,9 +282,6 @@ func (t *Tree) kustomize() {
 			break
 		}
 	}
-	// The tree's last build is done: what kustomize read and made (the other side's builds come
-	// next, and argo-workflows' hold 40 MB of copied definitions) is let go.
-	defer func() { t.kz = nil }()
 	files := map[string]bool{}
 	for _, c := range t.CRDs {
 		files[c.File] = true
@@ -313,6 +310,9 @@ func (t *Tree) kustomize() {
 			}
 		}
 	}
+	// The tree's last build is done: what kustomize read and made (the other side's builds come
+	// next, and argo-workflows' hold 40 MB of copied definitions) is let go.
+	t.kz = nil
 }
 
 // judgeFailed makes a kustomization kustomize refused a kustomization-not-built problem when it
